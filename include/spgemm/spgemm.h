@@ -1,0 +1,158 @@
+/*
+ * libspgemm - sparse matrix-matrix multiplication (SpGEMM) for NVIDIA GPUs.
+ *
+ * Public C API. Opaque handles and a two-phase workflow modeled on cuSPARSE:
+ *
+ *   spgemmCreate(&handle); spgemmSetStream(handle, stream);
+ *   spgemmCreateCsr(&A, ...); spgemmCreateCsr(&B, ...);
+ *   spgemmCreateCsr(&C, m, n, 0, dC_rowOffsets, NULL, NULL, ...);
+ *   spgemmPlanCreate(handle, &plan, opA, opB, A, B, C, computeType);
+ *   spgemmAnalyze(handle, plan);
+ *   spgemmSymbolic(handle, plan, &nnzC);          -- writes C's row offsets
+ *   (allocate nnzC column indices and values)
+ *   spgemmCsrSetPointers(C, dC_rowOffsets, dC_colInd, dC_values);
+ *   spgemmNumeric(handle, plan, &alpha);          -- C = alpha * A * B
+ *   (change the values of A/B, same structure: call spgemmNumeric again)
+ *   spgemmPlanDestroy(plan); spgemmDestroyMatrix(...); spgemmDestroy(handle);
+ *
+ * Every function returns a spgemmStatus_t; no C++ exception crosses this
+ * boundary. spgemmGetLastErrorMessage() gives the detail of the last failure
+ * on the calling thread. See docs/api.md for the full reference.
+ *
+ * The header compiles as C99 and as C++.
+ */
+#ifndef SPGEMM_SPGEMM_H
+#define SPGEMM_SPGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h> /* cudaStream_t */
+#include <library_types.h>    /* cudaDataType  */
+
+#define SPGEMM_VERSION_MAJOR 0
+#define SPGEMM_VERSION_MINOR 1
+#define SPGEMM_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH */
+#define SPGEMM_VERSION \
+  (SPGEMM_VERSION_MAJOR * 10000 + SPGEMM_VERSION_MINOR * 100 + SPGEMM_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define SPGEMM_API
+#elif defined(__GNUC__)
+#define SPGEMM_API __attribute__((visibility("default")))
+#else
+#define SPGEMM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------ */
+typedef enum spgemmStatus_t {
+  SPGEMM_STATUS_SUCCESS = 0,
+  SPGEMM_STATUS_NOT_INITIALIZED = 1,  /* null handle / plan / descriptor    */
+  SPGEMM_STATUS_ALLOC_FAILED = 2,     /* host or device allocation failed   */
+  SPGEMM_STATUS_INVALID_VALUE = 3,    /* a bad argument                     */
+  SPGEMM_STATUS_NOT_SUPPORTED = 4,    /* valid, but not implemented         */
+  SPGEMM_STATUS_EXECUTION_FAILED = 5, /* a CUDA launch or call failed       */
+  SPGEMM_STATUS_INTERNAL_ERROR = 6,   /* a bug in libspgemm                 */
+  SPGEMM_STATUS_INVALID_STATE = 7,    /* phases called out of order         */
+  SPGEMM_STATUS_INDEX_OVERFLOW = 8,   /* result does not fit the index type */
+  SPGEMM_STATUS_NO_DEVICE = 9         /* device work asked, no usable GPU   */
+} spgemmStatus_t;
+
+/* ---- enums (values fixed for ABI stability) ----------------------------- */
+typedef enum spgemmOperation_t {
+  SPGEMM_OPERATION_NON_TRANSPOSE = 0,
+  SPGEMM_OPERATION_TRANSPOSE = 1,
+  SPGEMM_OPERATION_CONJUGATE_TRANSPOSE = 2
+} spgemmOperation_t;
+
+typedef enum spgemmIndexType_t {
+  SPGEMM_INDEX_32I = 1, /* int32_t */
+  SPGEMM_INDEX_64I = 2  /* int64_t */
+} spgemmIndexType_t;
+
+typedef enum spgemmIndexBase_t {
+  SPGEMM_INDEX_BASE_ZERO = 0,
+  SPGEMM_INDEX_BASE_ONE = 1
+} spgemmIndexBase_t;
+
+/* Where a descriptor's arrays live. Device matrices run on the GPU; host
+ * matrices run on the multithreaded CPU backend. */
+typedef enum spgemmMemoryType_t {
+  SPGEMM_MEMORY_DEVICE = 0,
+  SPGEMM_MEMORY_HOST = 1
+} spgemmMemoryType_t;
+
+/* ---- opaque objects ---------------------------------------------------- */
+typedef struct spgemmContext* spgemmHandle_t;
+typedef struct spgemmMatrix* spgemmMatDescr_t;
+typedef struct spgemmMatrix const* spgemmConstMatDescr_t;
+typedef struct spgemmPlanObject* spgemmPlan_t;
+
+/* ---- library and handle ------------------------------------------------ */
+SPGEMM_API spgemmStatus_t spgemmGetVersion(int* version);
+SPGEMM_API const char* spgemmGetErrorName(spgemmStatus_t status);
+SPGEMM_API const char* spgemmGetErrorString(spgemmStatus_t status);
+/* Detail of the last failed call made by this thread ("" if none). */
+SPGEMM_API const char* spgemmGetLastErrorMessage(void);
+
+/* Works without a GPU (host matrices only); binds to the current device if
+ * there is one. */
+SPGEMM_API spgemmStatus_t spgemmCreate(spgemmHandle_t* handle);
+SPGEMM_API spgemmStatus_t spgemmDestroy(spgemmHandle_t handle); /* NULL ok */
+SPGEMM_API spgemmStatus_t spgemmSetStream(spgemmHandle_t handle, cudaStream_t stream);
+SPGEMM_API spgemmStatus_t spgemmGetStream(spgemmHandle_t handle, cudaStream_t* stream);
+/* Device workspace held by the handle's memory pool now, and its peak since
+ * the handle was created or the peak was last reset. */
+SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* currentBytes,
+                                               size_t* peakBytes);
+SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle);
+
+/* ---- CSR descriptors (never own the arrays) ---------------------------- */
+SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
+                                          int64_t nnz, void* rowOffsets, void* colInd,
+                                          void* values, spgemmIndexType_t offsetType,
+                                          spgemmIndexType_t indexType, spgemmIndexBase_t indexBase,
+                                          cudaDataType valueType);
+SPGEMM_API spgemmStatus_t spgemmDestroyMatrix(spgemmMatDescr_t mat); /* NULL ok */
+SPGEMM_API spgemmStatus_t spgemmCsrSetPointers(spgemmMatDescr_t mat, void* rowOffsets,
+                                               void* colInd, void* values);
+SPGEMM_API spgemmStatus_t spgemmCsrGet(spgemmConstMatDescr_t mat, int64_t* rows, int64_t* cols,
+                                       int64_t* nnz, void** rowOffsets, void** colInd,
+                                       void** values, spgemmIndexType_t* offsetType,
+                                       spgemmIndexType_t* indexType,
+                                       spgemmIndexBase_t* indexBase, cudaDataType* valueType);
+/* Default SPGEMM_MEMORY_DEVICE. */
+SPGEMM_API spgemmStatus_t spgemmCsrSetMemoryType(spgemmMatDescr_t mat, spgemmMemoryType_t memory);
+SPGEMM_API spgemmStatus_t spgemmCsrGetMemoryType(spgemmConstMatDescr_t mat,
+                                                 spgemmMemoryType_t* memory);
+
+/* ---- a plan for C = alpha * op(A) * op(B) ------------------------------ */
+/* The plan keeps the three descriptors (not copies): they must outlive it.
+ * A plan is used by one thread at a time. */
+SPGEMM_API spgemmStatus_t spgemmPlanCreate(spgemmHandle_t handle, spgemmPlan_t* plan,
+                                           spgemmOperation_t opA, spgemmOperation_t opB,
+                                           spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
+                                           spgemmMatDescr_t C, cudaDataType computeType);
+SPGEMM_API spgemmStatus_t spgemmPlanDestroy(spgemmPlan_t plan); /* NULL ok */
+/* Row statistics of the product (structure of A and B only). */
+SPGEMM_API spgemmStatus_t spgemmAnalyze(spgemmHandle_t handle, spgemmPlan_t plan);
+/* Writes C's row offsets (C's rowOffsets pointer must be set), stores nnz(C)
+ * in C's descriptor and returns it. Runs spgemmAnalyze first if needed. */
+SPGEMM_API spgemmStatus_t spgemmSymbolic(spgemmHandle_t handle, spgemmPlan_t plan,
+                                         int64_t* nnzC);
+/* Fills C's column indices (sorted in every row) and values. alpha points to
+ * a host value of the compute type. May be called again after the values of
+ * A and B changed (same structure): only values are recomputed. */
+SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan,
+                                        const void* alpha);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPGEMM_SPGEMM_H */

@@ -1,0 +1,267 @@
+// The C boundary: argument checks on the public objects, and the one
+// try/catch per entry point that turns every exception into a status plus a
+// thread-local message. Nothing else in the library knows about statuses'
+// transport; nothing here computes.
+#include "capi/objects.hpp"
+#include "core/error.hpp"
+
+#include <spgemm/spgemm.h>
+
+#include <exception>
+#include <new>
+#include <string>
+
+namespace {
+
+thread_local std::string t_last_message;
+
+template <class Body>
+spgemmStatus_t guarded(const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return SPGEMM_STATUS_SUCCESS;
+  } catch (const spgemm::Error& e) {
+    t_last_message = std::string(function) + ": " + e.what();
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    t_last_message = std::string(function) + ": out of host memory";
+    return SPGEMM_STATUS_ALLOC_FAILED;
+  } catch (const std::exception& e) {
+    t_last_message = std::string(function) + ": internal error: " + e.what();
+    return SPGEMM_STATUS_INTERNAL_ERROR;
+  } catch (...) {
+    t_last_message = std::string(function) + ": internal error: unknown exception";
+    return SPGEMM_STATUS_INTERNAL_ERROR;
+  }
+}
+
+using spgemm::fail;
+
+template <class T>
+void require_object(const T* object, const char* what) {
+  if (!object) fail(SPGEMM_STATUS_NOT_INITIALIZED, std::string(what) + " is NULL");
+}
+
+template <class T>
+void require_output(const T* pointer, const char* what) {
+  if (!pointer) fail(SPGEMM_STATUS_INVALID_VALUE, std::string(what) + " (output pointer) is NULL");
+}
+
+bool valid_index_type(spgemmIndexType_t t) { return t == SPGEMM_INDEX_32I || t == SPGEMM_INDEX_64I; }
+bool valid_base(spgemmIndexBase_t b) {
+  return b == SPGEMM_INDEX_BASE_ZERO || b == SPGEMM_INDEX_BASE_ONE;
+}
+bool valid_operation(spgemmOperation_t op) {
+  return op == SPGEMM_OPERATION_NON_TRANSPOSE || op == SPGEMM_OPERATION_TRANSPOSE ||
+         op == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE;
+}
+bool valid_memory(spgemmMemoryType_t m) {
+  return m == SPGEMM_MEMORY_DEVICE || m == SPGEMM_MEMORY_HOST;
+}
+// Every cudaDataType a sparse matrix could name; which ones are computed on
+// is the plan's decision (NOT_SUPPORTED), not the descriptor's.
+bool valid_data_type(cudaDataType t) {
+  switch (t) {
+    case CUDA_R_16F: case CUDA_C_16F: case CUDA_R_16BF: case CUDA_C_16BF:
+    case CUDA_R_32F: case CUDA_C_32F: case CUDA_R_64F: case CUDA_C_64F:
+    case CUDA_R_8I: case CUDA_C_8I: case CUDA_R_32I: case CUDA_C_32I:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void require_plan(spgemmHandle_t handle, spgemmPlan_t plan) {
+  require_object(handle, "handle");
+  require_object(plan, "plan");
+  if (plan->owner != handle)
+    fail(SPGEMM_STATUS_INVALID_VALUE, "the plan was created with a different handle");
+}
+
+}  // namespace
+
+extern "C" {
+
+SPGEMM_API const char* spgemmGetLastErrorMessage(void) { return t_last_message.c_str(); }
+
+SPGEMM_API spgemmStatus_t spgemmGetVersion(int* version) {
+  return guarded(__func__, [&] {
+    require_output(version, "version");
+    *version = SPGEMM_VERSION;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCreate(spgemmHandle_t* handle) {
+  return guarded(__func__, [&] {
+    require_output(handle, "handle");
+    *handle = new spgemmContext{};
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmDestroy(spgemmHandle_t handle) {
+  return guarded(__func__, [&] { delete handle; });
+}
+
+SPGEMM_API spgemmStatus_t spgemmSetStream(spgemmHandle_t handle, cudaStream_t stream) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx.set_stream(stream);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetStream(spgemmHandle_t handle, cudaStream_t* stream) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(stream, "stream");
+    *stream = handle->ctx.stream();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* currentBytes,
+                                               size_t* peakBytes) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    if (!currentBytes && !peakBytes)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "currentBytes and peakBytes are both NULL");
+    if (currentBytes) *currentBytes = handle->ctx.used_bytes();
+    if (peakBytes) *peakBytes = handle->ctx.peak_bytes();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx.reset_peak();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
+                                          int64_t nnz, void* rowOffsets, void* colInd,
+                                          void* values, spgemmIndexType_t offsetType,
+                                          spgemmIndexType_t indexType, spgemmIndexBase_t indexBase,
+                                          cudaDataType valueType) {
+  return guarded(__func__, [&] {
+    require_output(mat, "mat");
+    if (rows < 0 || cols < 0 || nnz < 0)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "rows, cols and nnz must be non-negative");
+    if (!valid_index_type(offsetType) || !valid_index_type(indexType))
+      fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmIndexType_t");
+    if (!valid_base(indexBase)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmIndexBase_t");
+    if (!valid_data_type(valueType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown cudaDataType");
+    spgemm::MatrixDesc d;
+    d.rows = rows;
+    d.cols = cols;
+    d.nnz = nnz;
+    d.row_offsets = rowOffsets;
+    d.col_ind = colInd;
+    d.values = values;
+    d.offset_type = offsetType;
+    d.index_type = indexType;
+    d.base = indexBase;
+    d.value_type = valueType;
+    *mat = new spgemmMatrix{d};
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmDestroyMatrix(spgemmMatDescr_t mat) {
+  return guarded(__func__, [&] { delete mat; });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrSetPointers(spgemmMatDescr_t mat, void* rowOffsets,
+                                               void* colInd, void* values) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    mat->desc.row_offsets = rowOffsets;
+    mat->desc.col_ind = colInd;
+    mat->desc.values = values;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrGet(spgemmConstMatDescr_t mat, int64_t* rows, int64_t* cols,
+                                       int64_t* nnz, void** rowOffsets, void** colInd,
+                                       void** values, spgemmIndexType_t* offsetType,
+                                       spgemmIndexType_t* indexType,
+                                       spgemmIndexBase_t* indexBase, cudaDataType* valueType) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    const spgemm::MatrixDesc& d = mat->desc;
+    if (rows) *rows = d.rows;
+    if (cols) *cols = d.cols;
+    if (nnz) *nnz = d.nnz;
+    if (rowOffsets) *rowOffsets = d.row_offsets;
+    if (colInd) *colInd = d.col_ind;
+    if (values) *values = d.values;
+    if (offsetType) *offsetType = d.offset_type;
+    if (indexType) *indexType = d.index_type;
+    if (indexBase) *indexBase = d.base;
+    if (valueType) *valueType = d.value_type;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrSetMemoryType(spgemmMatDescr_t mat, spgemmMemoryType_t memory) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    if (!valid_memory(memory)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmMemoryType_t");
+    mat->desc.memory = memory;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrGetMemoryType(spgemmConstMatDescr_t mat,
+                                                 spgemmMemoryType_t* memory) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    require_output(memory, "memory");
+    *memory = mat->desc.memory;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanCreate(spgemmHandle_t handle, spgemmPlan_t* plan,
+                                           spgemmOperation_t opA, spgemmOperation_t opB,
+                                           spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
+                                           spgemmMatDescr_t C, cudaDataType computeType) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(plan, "plan");
+    require_object(A, "A");
+    require_object(B, "B");
+    require_object(C, "C");
+    if (!valid_operation(opA) || !valid_operation(opB))
+      fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmOperation_t");
+    if (!valid_data_type(computeType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown computeType");
+    auto object = std::make_unique<spgemmPlanObject>();
+    object->owner = handle;
+    object->plan = std::make_unique<spgemm::Plan>(handle->ctx, opA, opB, &A->desc, &B->desc,
+                                                  &C->desc, computeType);
+    *plan = object.release();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanDestroy(spgemmPlan_t plan) {
+  return guarded(__func__, [&] { delete plan; });
+}
+
+SPGEMM_API spgemmStatus_t spgemmAnalyze(spgemmHandle_t handle, spgemmPlan_t plan) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    plan->plan->analyze();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmSymbolic(spgemmHandle_t handle, spgemmPlan_t plan,
+                                         int64_t* nnzC) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    require_output(nnzC, "nnzC");
+    *nnzC = plan->plan->symbolic();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan,
+                                        const void* alpha) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    plan->plan->numeric(alpha);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,68 @@
+// What a handle owns: the device it is bound to (if any), its stream, a
+// stream-ordered memory pool that keeps its memory between calls, and the
+// device limits every kernel configuration is derived from.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace spgemm {
+
+// Queried once from the device; nothing in the library hard-codes these.
+struct DeviceLimits {
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  size_t max_smem_per_block = 0;  // opt-in maximum for one block
+  size_t max_smem_per_sm = 0;
+  size_t l2_bytes = 0;
+};
+
+class Context {
+ public:
+  Context();  // binds to the current device when there is one
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  bool has_device() const { return device_ >= 0; }
+  int device() const { return device_; }
+  // Why there is no device (empty when there is one).
+  const char* no_device_reason() const { return no_device_reason_; }
+  const DeviceLimits& limits() const { return limits_; }
+
+  cudaStream_t stream() const { return stream_; }
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
+
+  // Stream-ordered workspace on the handle's stream.
+  void* allocate(size_t bytes);
+  void release(void* ptr) noexcept;
+  size_t used_bytes() const;
+  size_t peak_bytes() const;
+  void reset_peak();
+
+  // Small pinned host buffer for the one device->host readback per product.
+  void* pinned_scratch(size_t bytes);
+
+  // Makes the handle's device current for the duration of a call.
+  class DeviceGuard {
+   public:
+    explicit DeviceGuard(const Context& ctx);
+    ~DeviceGuard();
+
+   private:
+    int previous_ = -1;
+  };
+
+ private:
+  int device_ = -1;
+  const char* no_device_reason_ = "";
+  DeviceLimits limits_{};
+  cudaStream_t stream_ = nullptr;
+  cudaMemPool_t pool_ = nullptr;
+  void* pinned_ = nullptr;
+  size_t pinned_bytes_ = 0;
+};
+
+}  // namespace spgemm

@@ -1,0 +1,72 @@
+// Shared-memory hash accumulators with linear probing: a set of column
+// indices (symbolic phase) and a map column -> value (numeric phase).
+// Tables are a power of two in size and at most half full by construction
+// (see configs/bins.hpp); probing is still bounded by the table size so that
+// a table that is full (inputs changed behind the plan's back) cannot hang.
+#pragma once
+
+#include <cstdint>
+
+namespace spgemm::cuda {
+
+inline constexpr int kEmptyKey = -1;
+
+// Multiplicative (Fibonacci) hashing: the high bits of key * 2^32/phi spread
+// runs of neighbouring columns over the whole table.
+__device__ __forceinline__ int hash_slot(int key, int log2_size) {
+  return static_cast<int>((static_cast<uint32_t>(key) * 2654435769u) >> (32 - log2_size));
+}
+
+struct SharedHashSet {
+  int* keys;
+  int log2_size;
+
+  // Returns 1 if key was not in the set before.
+  __device__ int insert(int key) const {
+    const int mask = (1 << log2_size) - 1;
+    int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
+    for (int probe = 0; probe <= mask; ++probe) {
+      const int current = keys[slot];
+      if (current == key) return 0;
+      if (current == kEmptyKey) {
+        const int previous = atomicCAS(&keys[slot], kEmptyKey, key);
+        if (previous == kEmptyKey) return 1;
+        if (previous == key) return 0;
+      }
+      slot = (slot + 1) & mask;
+    }
+    return 0;
+  }
+};
+
+template <class Value>
+struct SharedHashMap {
+  int* keys;
+  Value* values;
+  int log2_size;
+
+  __device__ void add(int key, Value value) const {
+    const int mask = (1 << log2_size) - 1;
+    int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
+    for (int probe = 0; probe <= mask; ++probe) {
+      int current = keys[slot];
+      if (current == kEmptyKey) {
+        const int previous = atomicCAS(&keys[slot], kEmptyKey, key);
+        current = previous == kEmptyKey ? key : previous;
+      }
+      if (current == key) {
+        atomicAdd(&values[slot], value);
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+};
+
+__host__ __device__ inline int log2_of_pow2(int n) {
+  int log2 = 0;
+  while ((1 << log2) < n) ++log2;
+  return log2;
+}
+
+}  // namespace spgemm::cuda

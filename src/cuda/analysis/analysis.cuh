@@ -1,0 +1,16 @@
+// Analysis: the number of products (a_ik * b_kj terms) of every row of C,
+// an upper bound of the row's nnz and the measure of its work. One pass over
+// A's column indices and B's row offsets, O(nnz(A)).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace spgemm::cuda {
+
+// sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
+// the dense bin, whose loops use 64-bit counters).
+template <class Index>
+void row_products(const Index* a_offsets, const Index* a_cols, const Index* b_offsets,
+                  Index rows, int* sizes, cudaStream_t stream);
+
+}  // namespace spgemm::cuda

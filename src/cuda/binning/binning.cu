@@ -1,0 +1,69 @@
+#include "core/error.hpp"
+#include "cuda/binning/binning.cuh"
+
+namespace spgemm::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ int size_of(const RowSizes& s, int row) {
+  return s.sizes ? s.sizes[row] : s.offsets[row + 1] - s.offsets[row];
+}
+
+// -1 for rows that are dropped.
+__device__ __forceinline__ int bin_of(int size, const BinThresholds& t) {
+  if (size == 0) return -1;
+  for (int b = 0; b < t.hash_bins; ++b)
+    if (size <= t.max_size[b]) return b;
+  return t.hash_bins;
+}
+
+__global__ void count_kernel(RowSizes sizes, int rows, BinThresholds thresholds,
+                             BinCounts* counts) {
+  __shared__ int local[kMaxBins];
+  for (int b = threadIdx.x; b < kMaxBins; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    const int bin = bin_of(size_of(sizes, row), thresholds);
+    if (bin >= 0) atomicAdd(&local[bin], 1);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b <= thresholds.hash_bins; b += blockDim.x)
+    if (local[b] > 0) atomicAdd(&counts->count[b], local[b]);
+}
+
+__global__ void scatter_kernel(RowSizes sizes, int rows, BinThresholds thresholds,
+                               BinCounts* counts, int* binned_rows) {
+  __shared__ int local[kMaxBins];
+  __shared__ int base[kMaxBins];
+  for (int b = threadIdx.x; b < kMaxBins; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int bin = -1;
+  int rank = 0;
+  if (row < rows) {
+    bin = bin_of(size_of(sizes, row), thresholds);
+    if (bin >= 0) rank = atomicAdd(&local[bin], 1);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b <= thresholds.hash_bins; b += blockDim.x)
+    if (local[b] > 0) base[b] = bin_begin(counts, b) + atomicAdd(&counts->cursor[b], local[b]);
+  __syncthreads();
+  if (bin >= 0) binned_rows[base[bin] + rank] = row;
+}
+
+}  // namespace
+
+void bin_rows(RowSizes sizes, int rows, const BinThresholds& thresholds, BinCounts* counts,
+              int* binned_rows, cudaStream_t stream) {
+  if (rows == 0) return;
+  const unsigned blocks = static_cast<unsigned>((rows + kThreads - 1) / kThreads);
+  count_kernel<<<blocks, kThreads, 0, stream>>>(sizes, rows, thresholds, counts);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  scatter_kernel<<<blocks, kThreads, 0, stream>>>(sizes, rows, thresholds, counts, binned_rows);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace spgemm::cuda

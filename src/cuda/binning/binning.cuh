@@ -1,0 +1,36 @@
+// Global binning: groups the rows of C by size (configs/bins.hpp) into one
+// array of row indices, bin after bin, without a host round trip. Rows of
+// size 0 are dropped (their nnz is 0 and nothing needs computing).
+//   pass 1 (count):   block-local histograms, one atomic per bin per block;
+//   pass 2 (scatter): each block reserves one range per bin and writes its
+//                     rows there. Rows within a bin are in no fixed order;
+//                     every row is computed independently, so results do not
+//                     depend on it.
+#pragma once
+
+#include "cuda/configs/bins.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace spgemm::cuda {
+
+// Where a row's size comes from: an array, or C's row offsets (numeric phase).
+struct RowSizes {
+  const int* sizes = nullptr;      // sizes[row], or
+  const int* offsets = nullptr;    // offsets[row + 1] - offsets[row]
+};
+
+// counts must be zeroed before.
+void bin_rows(RowSizes sizes, int rows, const BinThresholds& thresholds, BinCounts* counts,
+              int* binned_rows, cudaStream_t stream);
+
+// The rows of bin `bin` start at sum(count[0..bin)) in binned_rows; device
+// code computes that itself so that kernels can be launched before the host
+// knows the counts.
+__device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
+  int begin = 0;
+  for (int b = 0; b < bin; ++b) begin += counts->count[b];
+  return begin;
+}
+
+}  // namespace spgemm::cuda

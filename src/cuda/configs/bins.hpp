@@ -1,0 +1,88 @@
+// Kernel configurations: THE place where bins and their thresholds live.
+//
+// A row of C is put in a bin by its size: in the symbolic phase the number of
+// products (an upper bound of its nnz), in the numeric phase its exact nnz.
+// Rows that fit a shared-memory hash table go to the first bin whose
+// max_size holds them; longer rows go to the dense-window bin (last).
+// Everything that depends on the device (which bins fit its shared memory,
+// how many blocks are resident, the dense window width) is derived at run
+// time from the queried DeviceLimits, never compiled in.
+#pragma once
+
+#include "core/context.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace spgemm::cuda {
+
+// Threads that cooperate on one row: a tile of 8, a warp, or the whole block.
+enum class Group : int { tile8 = 8, warp = 32, block = 0 };
+
+struct HashBinSpec {
+  int max_size;       // rows with size <= max_size (and > previous bin's)
+  int table_size;     // slots, a power of two, >= 2 * max_size: load factor <= 0.5
+  Group group;        // threads per row
+  int block_threads;  // threads per block
+};
+
+// Tuning table. Why these values:
+// - load factor <= 0.5 keeps linear-probing chains short (expected probes
+//   ~1.5 for hits, ~2.5 for misses, Knuth's analysis of linear probing);
+// - short rows share a block (8-thread tiles, 32 rows per block) so that a
+//   block does enough work and tiny rows do not idle a warp each;
+// - from 512 slots on a row gets a whole block, growing with the table so
+//   the clearing and sorting passes stay ~16 slots per thread;
+// - the last bin needs 16384 * 12 B = 192 KB in the fp64 numeric phase, which
+//   fits Hopper's 227 KB opt-in limit; devices with less drop it at run time.
+inline constexpr HashBinSpec kHashBins[] = {
+    // max_size  table  group          block
+    {16, 32, Group::tile8, 256},
+    {64, 128, Group::warp, 256},
+    {256, 512, Group::warp, 256},
+    {512, 1024, Group::block, 128},
+    {1024, 2048, Group::block, 256},
+    {2048, 4096, Group::block, 256},
+    {4096, 8192, Group::block, 512},
+    {8192, 16384, Group::block, 1024},
+};
+inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
+inline constexpr int kMaxBins = kHashBinCount + 1;  // + the dense-window bin
+
+// Threads per block of the dense-window (long row) kernels: one row per
+// block, all of the block's shared memory for the window.
+inline constexpr int kDenseBlockThreads = 1024;
+
+// Sizes at which rows change bins, passed to the binning kernels by value.
+struct BinThresholds {
+  int hash_bins = 0;              // bins [0, hash_bins) are hash bins
+  int max_size[kHashBinCount]{};  // the last bin (index hash_bins) is dense
+};
+
+// Per-bin row counts and scatter cursors, kept in device memory.
+struct BinCounts {
+  int count[kMaxBins];
+  int cursor[kMaxBins];
+};
+
+struct HashBinLaunch {
+  HashBinSpec spec;
+  size_t smem_bytes;
+  int rows_per_block;
+};
+
+// The bins usable on this device for slots of entry_bytes each (4 in the
+// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase).
+struct BinLayout {
+  std::vector<HashBinLaunch> hash;
+  BinThresholds thresholds;
+  int dense_bin() const { return static_cast<int>(hash.size()); }
+};
+
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes);
+
+// Threads per product row of B ("lanes"): matched to B's average row length
+// so that short B rows do not leave most of a warp idle.
+int lanes_for(long long b_rows, long long b_nnz);
+
+}  // namespace spgemm::cuda

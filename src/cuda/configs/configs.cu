@@ -1,0 +1,30 @@
+#include "cuda/configs/bins.hpp"
+
+#include <algorithm>
+
+namespace spgemm::cuda {
+
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes) {
+  BinLayout layout;
+  for (const HashBinSpec& spec : kHashBins) {
+    const int rows_per_block =
+        spec.group == Group::block ? 1 : spec.block_threads / static_cast<int>(spec.group);
+    // tables + one counter per row in the block
+    const size_t smem = static_cast<size_t>(rows_per_block) *
+                        (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
+    if (smem > limits.max_smem_per_block) break;  // larger bins do not fit either
+    layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
+    layout.hash.push_back({spec, smem, rows_per_block});
+  }
+  layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
+  return layout;
+}
+
+int lanes_for(long long b_rows, long long b_nnz) {
+  const long long average = b_rows > 0 ? (b_nnz + b_rows - 1) / b_rows : 1;
+  int lanes = 1;
+  while (lanes < 32 && lanes < average) lanes *= 2;
+  return lanes;
+}
+
+}  // namespace spgemm::cuda

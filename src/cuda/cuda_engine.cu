@@ -1,0 +1,147 @@
+// The GPU pipeline of one product, two-phase Gustavson with binning:
+//   analyze:  products per row (analysis/) -> rows binned by products (binning/)
+//   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> 64-bit total and
+//             in-place scan into C's row offsets (CUB) -> rows re-binned by
+//             their exact nnz for the numeric phase -> ONE readback of a
+//             small summary (nnz(C) and the numeric bin counts): the only
+//             host synchronization of a product
+//   numeric:  per bin (kernels/numeric.cu), exact grids from the summary.
+// All work runs on the handle's stream; workspace comes from its pool.
+#include "cuda/cuda_engine.hpp"
+
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "cuda/analysis/analysis.cuh"
+#include "cuda/binning/binning.cuh"
+#include "cuda/configs/bins.hpp"
+#include "cuda/kernels/kernels.hpp"
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace spgemm {
+
+namespace {
+
+using namespace spgemm::cuda;
+
+// Everything the device computes about a product that the host may need.
+struct Summary {
+  BinCounts symbolic;
+  BinCounts numeric;
+  long long nnz;
+};
+
+struct Sum64 {
+  __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
+};
+
+template <class Index>
+Pattern<Index> pattern_of(const MatrixDesc& m) {
+  return {static_cast<const Index*>(m.row_offsets), static_cast<const Index*>(m.col_ind)};
+}
+
+template <class Value, class Index>
+class CudaEngine final : public Engine {
+ public:
+  explicit CudaEngine(Context& ctx)
+      : ctx_(ctx),
+        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
+        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
+
+  void analyze(const MatrixDesc& a, const MatrixDesc& b) override {
+    const int rows = static_cast<int>(a.rows);
+    const cudaStream_t stream = ctx_.stream();
+    summary_ = DeviceBuffer<Summary>(ctx_, 1);
+    symbolic_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
+    numeric_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
+    lanes_ = lanes_for(b.rows, b.nnz);
+    // The products per row are only needed until the rows are binned: they
+    // borrow the numeric phase's row list.
+    int* products = numeric_rows_.get();
+    row_products(pattern_of<Index>(a).offsets, pattern_of<Index>(a).cols,
+                 pattern_of<Index>(b).offsets, static_cast<Index>(rows), products, stream);
+    bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
+             symbolic_rows_.get(), stream);
+  }
+
+  int64_t symbolic(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c) override {
+    const int rows = static_cast<int>(a.rows);
+    const cudaStream_t stream = ctx_.stream();
+    Index* offsets = static_cast<Index*>(c.row_offsets);
+    Summary* summary = summary_.get();
+    // Rows without products are not binned: their count stays 0.
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Index) * (rows + 1), stream));
+    if (rows > 0) {
+      launch_symbolic<Index>(ctx_.limits(), symbolic_layout_, pattern_of<Index>(a),
+                             pattern_of<Index>(b), rows, lanes_, &summary->symbolic,
+                             symbolic_rows_.get(), offsets, stream);
+      total_and_scan(offsets, rows, &summary->nnz, stream);
+      SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
+      bin_rows({nullptr, offsets}, rows, numeric_layout_.thresholds, &summary->numeric,
+               numeric_rows_.get(), stream);
+    }
+    auto* host = static_cast<Summary*>(ctx_.pinned_scratch(sizeof(Summary)));
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, summary, sizeof(Summary), cudaMemcpyDeviceToHost, stream));
+    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::memcpy(&numeric_counts_, &host->numeric, sizeof(BinCounts));
+    return rows > 0 ? host->nnz : 0;
+  }
+
+  void numeric(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c,
+               const void* alpha) override {
+    if (c.nnz == 0) return;
+    NumericArgs<Value, Index> args{pattern_of<Index>(a),
+                                   pattern_of<Index>(b),
+                                   static_cast<const Value*>(a.values),
+                                   static_cast<const Value*>(b.values),
+                                   *static_cast<const Value*>(alpha),
+                                   static_cast<const Index*>(c.row_offsets),
+                                   static_cast<Index*>(c.col_ind),
+                                   static_cast<Value*>(c.values)};
+    launch_numeric<Value, Index>(ctx_.limits(), numeric_layout_, args, lanes_, numeric_counts_,
+                                 &summary_.get()->numeric, numeric_rows_.get(), ctx_.stream());
+  }
+
+ private:
+  // nnz(C) in 64 bits (so that overflow of the index type is detected, not
+  // wrapped), then the row counts become row offsets in place.
+  void total_and_scan(Index* offsets, int rows, long long* total, cudaStream_t stream) {
+    size_t reduce_bytes = 0, scan_bytes = 0;
+    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, reduce_bytes, offsets, total, rows,
+                                                Sum64{}, 0LL, stream));
+    SPGEMM_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, offsets, offsets, rows + 1, stream));
+    DeviceBuffer<unsigned char> temp(ctx_, std::max(reduce_bytes, scan_bytes));
+    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(), reduce_bytes, offsets, total, rows,
+                                                Sum64{}, 0LL, stream));
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, offsets, offsets,
+                                                    rows + 1, stream));
+  }
+
+  Context& ctx_;
+  BinLayout symbolic_layout_;
+  BinLayout numeric_layout_;
+  int lanes_ = 1;
+  DeviceBuffer<Summary> summary_;
+  DeviceBuffer<int> symbolic_rows_;
+  DeviceBuffer<int> numeric_rows_;
+  BinCounts numeric_counts_{};
+};
+
+}  // namespace
+
+template <class Value, class Index>
+std::unique_ptr<Engine> make_cuda_engine(Context& ctx) {
+  return std::make_unique<CudaEngine<Value, Index>>(ctx);
+}
+
+template std::unique_ptr<Engine> make_cuda_engine<float, int32_t>(Context&);
+template std::unique_ptr<Engine> make_cuda_engine<double, int32_t>(Context&);
+
+}  // namespace spgemm

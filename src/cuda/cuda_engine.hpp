@@ -1,0 +1,14 @@
+// The GPU backend.
+#pragma once
+
+#include "core/context.hpp"
+#include "plan/engine.hpp"
+
+#include <memory>
+
+namespace spgemm {
+
+template <class Value, class Index>
+std::unique_ptr<Engine> make_cuda_engine(Context& ctx);
+
+}  // namespace spgemm

@@ -1,0 +1,81 @@
+// Building blocks shared by the symbolic and numeric kernels: the thread
+// group that owns a row, and the loop over the row's products.
+#pragma once
+
+#include "cuda/configs/bins.hpp"
+
+#include <cooperative_groups.h>
+
+namespace spgemm::cuda {
+
+namespace cg = cooperative_groups;
+
+template <class Index>
+struct Pattern {
+  const Index* offsets;
+  const Index* cols;
+};
+
+template <Group G>
+__device__ __forceinline__ auto make_group() {
+  if constexpr (G == Group::block) {
+    return cg::this_thread_block();
+  } else {
+    return cg::tiled_partition<static_cast<int>(G)>(cg::this_thread_block());
+  }
+}
+
+template <Group G>
+__device__ __forceinline__ int groups_per_block() {
+  if constexpr (G == Group::block) return 1;
+  else return blockDim.x / static_cast<int>(G);
+}
+
+template <Group G>
+__device__ __forceinline__ int group_in_block() {
+  if constexpr (G == Group::block) return 0;
+  else return threadIdx.x / static_cast<int>(G);
+}
+
+// Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
+// group's threads form sub-groups of `lanes` threads, each sub-group takes
+// entries of A's row in turn and its lanes stride over B's row (coalesced).
+template <class Index, class Product>
+__device__ __forceinline__ void for_each_product(const Pattern<Index>& A, const Pattern<Index>& B,
+                                                 int row, int rank, int threads, int lanes,
+                                                 Product&& product) {
+  const int lane = rank % lanes;
+  const int sub = rank / lanes;
+  const int subs = threads / lanes;
+  const Index a_end = A.offsets[row + 1];
+  for (Index a = A.offsets[row] + sub; a < a_end; a += subs) {
+    const Index k = A.cols[a];
+    const Index b_end = B.offsets[k + 1];
+    for (Index b = B.offsets[k] + lane; b < b_end; b += lanes) product(static_cast<int>(B.cols[b]), a, b);
+  }
+}
+
+// Smallest and largest column a row's products touch (block-wide).
+template <class Index, class BlockReduce>
+__device__ void product_column_range(const Pattern<Index>& A, const Pattern<Index>& B, int row,
+                                     int lanes, typename BlockReduce::TempStorage& temp,
+                                     int& lo, int& hi) {
+  __shared__ int range[2];
+  int my_lo = 0x7fffffff, my_hi = -1;
+  for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {
+    my_lo = min(my_lo, col);
+    my_hi = max(my_hi, col);
+  });
+  const int block_lo = BlockReduce(temp).Reduce(my_lo, [](int x, int y) { return min(x, y); });
+  __syncthreads();
+  const int block_hi = BlockReduce(temp).Reduce(my_hi, [](int x, int y) { return max(x, y); });
+  if (threadIdx.x == 0) {
+    range[0] = block_lo;
+    range[1] = block_hi;
+  }
+  __syncthreads();
+  lo = range[0];
+  hi = range[1];
+}
+
+}  // namespace spgemm::cuda

@@ -1,0 +1,131 @@
+// Symbolic phase: the number of distinct columns in every row of C.
+#include "cuda/accumulators/dense_window.cuh"
+#include "cuda/accumulators/hash_table.cuh"
+#include "cuda/binning/binning.cuh"
+#include "cuda/configs/launch.cuh"
+#include "cuda/kernels/kernels.hpp"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <cstdint>
+
+namespace spgemm::cuda {
+
+namespace {
+
+// One group of threads per row, a hash set of log2_table slots per group.
+template <Group G, class Index>
+__global__ void hash_symbolic_kernel(Pattern<Index> A, Pattern<Index> B, const BinCounts* counts,
+                                     int bin, const int* __restrict__ binned_rows,
+                                     int log2_table, int lanes, Index* __restrict__ row_nnz) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const auto group = make_group<G>();
+  const int per_block = groups_per_block<G>();
+  const int slot = group_in_block<G>();
+  const int table = 1 << log2_table;
+  int* keys = reinterpret_cast<int*>(smem) + slot * table;
+  int* counter = reinterpret_cast<int*>(smem) + per_block * table + slot;
+  const int rank = static_cast<int>(group.thread_rank());
+  const int threads = static_cast<int>(group.num_threads());
+  const SharedHashSet set{keys, log2_table};
+
+  const int begin = bin_begin(counts, bin);
+  const int n = counts->count[bin];
+  for (int i = blockIdx.x * per_block + slot; i < n; i += gridDim.x * per_block) {
+    const int row = binned_rows[begin + i];
+    for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
+    if (rank == 0) *counter = 0;
+    group.sync();
+    int inserted = 0;
+    for_each_product(A, B, row, rank, threads, lanes,
+                     [&](int col, Index, Index) { inserted += set.insert(col); });
+    if (inserted) atomicAdd(counter, inserted);
+    group.sync();
+    if (rank == 0) row_nnz[row] = static_cast<Index>(*counter);
+    group.sync();  // the table and counter are reused by the next row
+  }
+}
+
+// One block per long row: a bitmask over windows of the row's column range.
+template <class Index>
+__global__ void __launch_bounds__(kDenseBlockThreads)
+    dense_symbolic_kernel(Pattern<Index> A, Pattern<Index> B, const BinCounts* counts, int bin,
+                          const int* __restrict__ binned_rows, int window_words, int lanes,
+                          Index* __restrict__ row_nnz) {
+  using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const WindowBitmask mask{reinterpret_cast<uint32_t*>(smem)};
+  const int window = window_words * 32;
+
+  const int begin = bin_begin(counts, bin);
+  const int n = counts->count[bin];
+  for (int i = blockIdx.x; i < n; i += gridDim.x) {
+    const int row = binned_rows[begin + i];
+    int lo, hi;
+    product_column_range<Index, BlockReduce>(A, B, row, lanes, temp, lo, hi);
+    int count = 0;  // per thread; summed at the end
+    for (long long w0 = lo; w0 <= hi; w0 += window) {
+      for (int w = threadIdx.x; w < window_words; w += blockDim.x) mask.words[w] = 0;
+      __syncthreads();
+      for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {
+        const long long offset = col - w0;
+        if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
+      });
+      __syncthreads();
+      for (int w = threadIdx.x; w < window_words; w += blockDim.x) count += __popc(mask.words[w]);
+      __syncthreads();
+    }
+    const int total = BlockReduce(temp).Sum(count);
+    if (threadIdx.x == 0) row_nnz[row] = static_cast<Index>(total);
+    __syncthreads();
+  }
+}
+
+template <Group G, class Index>
+void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, Pattern<Index> A,
+                     Pattern<Index> B, int rows, int lanes, const BinCounts* counts,
+                     const int* binned_rows, Index* row_nnz, cudaStream_t stream) {
+  auto kernel = hash_symbolic_kernel<G, Index>;
+  const int threads = b.spec.block_threads;
+  const int grid = grid_for(rows, b.rows_per_block, resident_blocks(kernel, threads, b.smem_bytes, limits));
+  const int group_threads = G == Group::block ? threads : static_cast<int>(G);
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, counts, bin, binned_rows,
+                                                  log2_of_pow2(b.spec.table_size),
+                                                  std::min(lanes, group_threads), row_nnz);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class Index>
+void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Index> A,
+                     Pattern<Index> B, int rows, int lanes, const BinCounts* counts,
+                     const int* binned_rows, Index* row_nnz, cudaStream_t stream) {
+  for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
+    const HashBinLaunch& b = layout.hash[bin];
+    switch (b.spec.group) {
+      case Group::tile8:
+        launch_hash_bin<Group::tile8>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
+        break;
+      case Group::warp:
+        launch_hash_bin<Group::warp>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
+        break;
+      case Group::block:
+        launch_hash_bin<Group::block>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
+        break;
+    }
+  }
+  auto kernel = dense_symbolic_kernel<Index>;
+  const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
+  const int grid = grid_for(rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
+  kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, counts, layout.dense_bin(), binned_rows,
+                                                     static_cast<int>(smem / 4), lanes, row_nnz);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+template void launch_symbolic<int32_t>(const DeviceLimits&, const BinLayout&, Pattern<int32_t>,
+                                       Pattern<int32_t>, int, int, const BinCounts*, const int*,
+                                       int32_t*, cudaStream_t);
+
+}  // namespace spgemm::cuda

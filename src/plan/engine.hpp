@@ -1,0 +1,24 @@
+// The interface every backend implements for one product C = alpha*A*B.
+// Engines re-read the descriptors on every call, so pointers changed with
+// spgemmCsrSetPointers between calls are honoured.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <cstdint>
+
+namespace spgemm {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Row statistics and binning from the structure of A and B.
+  virtual void analyze(const MatrixDesc& A, const MatrixDesc& B) = 0;
+  // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
+  virtual int64_t symbolic(const MatrixDesc& A, const MatrixDesc& B, MatrixDesc& C) = 0;
+  // Writes C's column indices and values; alpha is a host value.
+  virtual void numeric(const MatrixDesc& A, const MatrixDesc& B, MatrixDesc& C,
+                       const void* alpha) = 0;
+};
+
+}  // namespace spgemm

@@ -1,0 +1,110 @@
+#include "plan/plan.hpp"
+
+#include "core/error.hpp"
+#include "cuda/cuda_engine.hpp"
+#include "host/host_engine.hpp"
+
+#include <cstdint>
+#include <limits>
+
+namespace spgemm {
+
+namespace {
+
+bool supported_value_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_64F; }
+
+void require_supported_layout(const MatrixDesc& m, const char* name) {
+  if (m.offset_type != SPGEMM_INDEX_32I || m.index_type != SPGEMM_INDEX_32I)
+    fail(SPGEMM_STATUS_NOT_SUPPORTED,
+         std::string(name) + ": only 32-bit row offsets and column indices are supported");
+  if (m.base != SPGEMM_INDEX_BASE_ZERO)
+    fail(SPGEMM_STATUS_NOT_SUPPORTED, std::string(name) + ": only zero-based indexing is supported");
+  if (!supported_value_type(m.value_type))
+    fail(SPGEMM_STATUS_NOT_SUPPORTED,
+         std::string(name) + ": only CUDA_R_32F and CUDA_R_64F values are supported");
+  constexpr int64_t max32 = std::numeric_limits<int32_t>::max();
+  if (m.rows > max32 || m.cols > max32 || m.nnz > max32)
+    fail(SPGEMM_STATUS_INDEX_OVERFLOW,
+         std::string(name) + ": dimensions or nnz exceed the 32-bit index type");
+}
+
+void require_operand_arrays(const MatrixDesc& m, const char* name) {
+  if (m.rows > 0 && !m.row_offsets)
+    fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": rowOffsets is NULL");
+  if (m.nnz > 0 && (!m.col_ind || !m.values))
+    fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": colInd or values is NULL");
+}
+
+template <class Value>
+std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
+  if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, int32_t>();
+  if (!ctx.has_device())
+    fail(SPGEMM_STATUS_NO_DEVICE,
+         std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
+  return make_cuda_engine<Value, int32_t>(ctx);
+}
+
+}  // namespace
+
+Plan::Plan(Context& ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
+           const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type)
+    : ctx_(ctx), A_(A), B_(B), C_(C) {
+  if (op_a != SPGEMM_OPERATION_NON_TRANSPOSE || op_b != SPGEMM_OPERATION_NON_TRANSPOSE)
+    fail(SPGEMM_STATUS_NOT_SUPPORTED, "only non-transposed operands are supported");
+  if (A->value_type != compute_type || B->value_type != compute_type ||
+      C->value_type != compute_type)
+    fail(SPGEMM_STATUS_NOT_SUPPORTED,
+         "the value types of A, B, C and the compute type must be the same");
+  require_supported_layout(*A, "A");
+  require_supported_layout(*B, "B");
+  require_supported_layout(*C, "C");
+  if (A->cols != B->rows) fail(SPGEMM_STATUS_INVALID_VALUE, "A.cols != B.rows");
+  if (C->rows != A->rows || C->cols != B->cols)
+    fail(SPGEMM_STATUS_INVALID_VALUE, "C must be A.rows x B.cols");
+  if (A->memory != B->memory || A->memory != C->memory)
+    fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
+  check_inputs();
+  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(ctx, A->memory)
+                                       : make_engine<double>(ctx, A->memory);
+}
+
+void Plan::check_inputs() const {
+  require_operand_arrays(*A_, "A");
+  require_operand_arrays(*B_, "B");
+}
+
+void Plan::analyze() {
+  check_inputs();
+  Context::DeviceGuard guard(ctx_);
+  engine_->analyze(*A_, *B_);
+  stage_ = Stage::analyzed;
+}
+
+int64_t Plan::symbolic() {
+  if (stage_ == Stage::created) analyze();
+  check_inputs();
+  require(C_->row_offsets != nullptr, SPGEMM_STATUS_INVALID_VALUE,
+          "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
+  Context::DeviceGuard guard(ctx_);
+  stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
+  const int64_t nnz = engine_->symbolic(*A_, *B_, *C_);
+  if (nnz > std::numeric_limits<int32_t>::max())
+    fail(SPGEMM_STATUS_INDEX_OVERFLOW,
+         "nnz(C) = " + std::to_string(nnz) + " does not fit the 32-bit index type of C");
+  C_->nnz = nnz;
+  stage_ = Stage::symbolic_done;
+  return nnz;
+}
+
+void Plan::numeric(const void* alpha) {
+  require(stage_ == Stage::symbolic_done, SPGEMM_STATUS_INVALID_STATE,
+          "spgemmNumeric needs a successful spgemmSymbolic on this plan first");
+  require(alpha != nullptr, SPGEMM_STATUS_INVALID_VALUE, "alpha is NULL");
+  check_inputs();
+  require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
+          "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
+  Context::DeviceGuard guard(ctx_);
+  engine_->numeric(*A_, *B_, *C_, alpha);
+}
+
+}  // namespace spgemm

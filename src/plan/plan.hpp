@@ -1,0 +1,34 @@
+// A product's plan: checks that the request is valid and supported, picks the
+// backend from where the arrays live, and enforces the phase order.
+#pragma once
+
+#include "core/context.hpp"
+#include "core/matrix.hpp"
+#include "plan/engine.hpp"
+
+#include <memory>
+
+namespace spgemm {
+
+class Plan {
+ public:
+  Plan(Context& ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
+       const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type);
+
+  void analyze();
+  int64_t symbolic();
+  void numeric(const void* alpha);
+
+ private:
+  enum class Stage { created, analyzed, symbolic_done };
+  void check_inputs() const;
+
+  Context& ctx_;
+  const MatrixDesc* A_;
+  const MatrixDesc* B_;
+  MatrixDesc* C_;
+  std::unique_ptr<Engine> engine_;
+  Stage stage_ = Stage::created;
+};
+
+}  // namespace spgemm

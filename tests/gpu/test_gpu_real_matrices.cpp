@@ -1,0 +1,87 @@
+// The GPU path on the real matrices (SuiteSparse, ../shared/matrices): C = A*A
+// (A*A^T for rectangular A), double precision. Every matrix is compared with
+// cuSPARSE (same structure, values within tolerance); matrices up to
+// kOracleLimit products are also compared with the serial oracle (above it the
+// oracle takes minutes; spgemm-bench covers those against cuSPARSE).
+#include "catch_main_skip.hpp"
+#include "compare.hpp"
+#include "cusparse_product.hpp"
+#include "matrix_market.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+using namespace spgemm_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kOracleLimit = 100'000'000;
+
+std::vector<fs::path> matrix_files() {
+  std::vector<fs::path> files;
+  const fs::path dir = SPGEMM_MATRIX_DIR;
+  if (!fs::is_directory(dir)) return files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 7 && name.substr(name.size() - 7) == ".mtx.gz") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Same structure; values within rtol of the larger magnitude (both sides are
+// rounded GPU sums, so neither is exact).
+std::string compare_with_cusparse(const HostCsr<double>& got, const HostCsr<double>& theirs) {
+  if (got.row_offsets != theirs.row_offsets) return "row offsets differ from cuSPARSE";
+  if (got.col_ind != theirs.col_ind) return "column indices differ from cuSPARSE";
+  for (size_t e = 0; e < got.values.size(); ++e) {
+    const double scale = std::max({std::fabs(got.values[e]), std::fabs(theirs.values[e]), 1e-300});
+    if (!(std::fabs(got.values[e] - theirs.values[e]) <= 1e-9 * scale))
+      return "value " + std::to_string(e) + " differs: " + std::to_string(got.values[e]) +
+             " vs cuSPARSE " + std::to_string(theirs.values[e]);
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("GPU SpGEMM on the real matrices", "[gpu][real]") {
+  spgemmHandle_t handle = nullptr;
+  REQUIRE(spgemmCreate(&handle) == SPGEMM_STATUS_SUCCESS);
+  for (const fs::path& file : matrix_files()) {
+    const std::string name = file.filename().string();
+    INFO(name);
+    const HostCsr<double> A = read_matrix_market(file.string());
+    const HostCsr<double> B = A.rows == A.cols ? A : transpose(A);
+    HostCsr<double> C;
+    {
+      DeviceProduct<double> product(handle, A, B);
+      C = product.numeric(1.0);
+    }
+    const std::string vs_cusparse = compare_with_cusparse(C, cusparse_spgemm(A, B));
+    INFO(vs_cusparse);
+    CHECK(vs_cusparse.empty());
+    const int64_t products = product_count(A, B);
+    if (products <= kOracleLimit) {
+      const std::string vs_oracle = compare_csr(C, reference_spgemm(A, B, 1.0), 1e-11);
+      INFO(vs_oracle);
+      CHECK(vs_oracle.empty());
+    }
+    std::cout << name << ": products " << products << ", nnz(C) " << C.nnz()
+              << (products <= kOracleLimit ? ", checked against oracle and cuSPARSE\n"
+                                           : ", checked against cuSPARSE\n");
+  }
+  spgemmDestroy(handle);
+}
+
+int main(int argc, char** argv) {
+  const char* reason = gpu_skip_reason();
+  if (!reason && matrix_files().empty()) reason = "no *.mtx.gz under SPGEMM_MATRIX_DIR";
+  return run_catch_session(argc, argv, reason);
+}

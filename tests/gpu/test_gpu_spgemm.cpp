@@ -1,0 +1,101 @@
+// The GPU path against the serial oracle: identical structure (offsets and
+// sorted columns) and values within the documented tolerance
+// (tests/support/compare.hpp), on every family of small_test_suite().
+#include "catch_main_skip.hpp"
+#include "compare.hpp"
+#include "device_product.hpp"
+#include "generators.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace spgemm_test;
+
+namespace {
+
+struct Handle {
+  spgemmHandle_t h = nullptr;
+  Handle() { spgemm_ok(spgemmCreate(&h), "spgemmCreate"); }
+  ~Handle() { spgemmDestroy(h); }
+};
+
+template <class V>
+void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>& B, V alpha,
+                   const std::string& name) {
+  INFO(name);
+  DeviceProduct<V> product(handle, A, B);
+  const auto reference = reference_spgemm(A, B, alpha);
+  REQUIRE(product.nnz() == reference.C.nnz());
+  const HostCsr<V> C = product.numeric(alpha);
+  const std::string diff = compare_csr(C, reference, default_rtol<V>());
+  INFO(diff);
+  CHECK(diff.empty());
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU SpGEMM matches the oracle on the generated suite", "[gpu]", float,
+                   double) {
+  Handle handle;
+  for (const NamedMatrix& m : small_test_suite()) {
+    const auto A = convert_values<TestType>(m.A);
+    const auto B = m.square ? A : transpose(A);
+    check_product<TestType>(handle.h, A, B, TestType(1), m.name);
+    check_product<TestType>(handle.h, A, B, TestType(-2.5), m.name + " alpha=-2.5");
+  }
+}
+
+TEMPLATE_TEST_CASE("GPU SpGEMM on degenerate shapes", "[gpu]", float, double) {
+  Handle handle;
+  const auto v = [](const HostCsr<double>& m) { return convert_values<TestType>(m); };
+  check_product<TestType>(handle.h, v(empty_matrix(0, 0)), v(empty_matrix(0, 0)), 1, "0x0");
+  check_product<TestType>(handle.h, v(empty_matrix(50, 40)), v(empty_matrix(40, 30)), 1,
+                          "empty 50x40 * 40x30");
+  const auto one = v(random_rect(1, 1, 1.0, 3));
+  check_product<TestType>(handle.h, one, one, 1, "1x1");
+  const auto row = v(random_rect(1, 3000, 0.5, 4));
+  const auto col = transpose(row);
+  check_product<TestType>(handle.h, row, col, 1, "1xN * Nx1");
+  check_product<TestType>(handle.h, col, row, 1, "Nx1 * 1xN (dense 3000x3000 blocks)");
+  const auto rect = v(random_rect(300, 700, 0.02, 5));
+  check_product<TestType>(handle.h, rect, v(random_rect(700, 20, 0.1, 6)), 1, "300x700 * 700x20");
+}
+
+TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
+                   double) {
+  Handle handle;
+  for (const char* spec : {"stencil27:12", "powerlaw:3000", "longrows:3000"}) {
+    auto A = convert_values<TestType>(generate(spec));
+    auto B = A;
+    DeviceProduct<TestType> product(handle.h, A, B);
+    for (uint64_t round = 1; round <= 3; ++round) {
+      randomize_values(A, 100 + round);
+      randomize_values(B, 200 + round);
+      product.set_values(A, B);
+      const HostCsr<TestType> C = product.numeric(TestType(1.5));
+      const std::string diff = compare_csr(C, reference_spgemm(A, B, TestType(1.5)),
+                                           default_rtol<TestType>());
+      INFO(spec << " round " << round << ": " << diff);
+      CHECK(diff.empty());
+    }
+  }
+}
+
+TEST_CASE("GPU SpGEMM runs on a user stream and leaves the current device alone", "[gpu]") {
+  Handle handle;
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  REQUIRE(spgemmSetStream(handle.h, stream) == SPGEMM_STATUS_SUCCESS);
+  cudaStream_t back = nullptr;
+  REQUIRE(spgemmGetStream(handle.h, &back) == SPGEMM_STATUS_SUCCESS);
+  CHECK(back == stream);
+  const auto A = generate("poisson2d:60");
+  check_product<double>(handle.h, A, A, 1.0, "poisson2d:60 on a stream");
+  size_t current = 0, peak = 0;
+  REQUIRE(spgemmGetMemoryUsage(handle.h, &current, &peak) == SPGEMM_STATUS_SUCCESS);
+  CHECK(peak > 0);
+  CHECK(current <= peak);
+  cuda_ok(cudaStreamDestroy(stream), "stream destroy");
+}
+
+int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

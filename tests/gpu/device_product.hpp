@@ -32,7 +32,7 @@ struct DeviceArray {
   T* ptr = nullptr;
   size_t count = 0;
   explicit DeviceArray(size_t n) : count(n) {
-    if (n) cuda_ok(cudaMalloc(&ptr, n * sizeof(T)), "cudaMalloc");
+    if (n) cuda_ok(cudaMalloc(reinterpret_cast<void**>(&ptr), n * sizeof(T)), "cudaMalloc");
   }
   explicit DeviceArray(const std::vector<T>& host) : DeviceArray(host.size()) { upload(host); }
   ~DeviceArray() { cudaFree(ptr); }

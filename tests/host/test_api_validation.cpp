@@ -1,0 +1,541 @@
+// Every status the C API can return without a GPU, on host-memory
+// descriptors. Each check changes one thing in an otherwise valid call, so
+// the status can only come from that one thing.
+#include <spgemm/spgemm.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host_api.hpp"
+
+using namespace spgemm_test;
+
+namespace {
+
+struct MatDeleter {
+  void operator()(spgemmMatrix* m) const { spgemmDestroyMatrix(m); }
+};
+struct PlanDeleter {
+  void operator()(spgemmPlanObject* p) const { spgemmPlanDestroy(p); }
+};
+struct HandleDeleter {
+  void operator()(spgemmContext* h) const { spgemmDestroy(h); }
+};
+using Mat = std::unique_ptr<spgemmMatrix, MatDeleter>;
+using Plan = std::unique_ptr<spgemmPlanObject, PlanDeleter>;
+using Handle = std::unique_ptr<spgemmContext, HandleDeleter>;
+
+Handle make_handle() {
+  spgemmHandle_t h = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmCreate(&h));
+  return Handle(h);
+}
+
+struct CsrArgs {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  void *offsets = nullptr, *cols_ptr = nullptr, *values = nullptr;
+  spgemmIndexType_t offset_type = SPGEMM_INDEX_32I, index_type = SPGEMM_INDEX_32I;
+  spgemmIndexBase_t base = SPGEMM_INDEX_BASE_ZERO;
+  cudaDataType value_type = CUDA_R_64F;
+  spgemmMemoryType_t memory = SPGEMM_MEMORY_HOST;
+};
+
+Mat make_mat(const CsrArgs& a) {
+  spgemmMatDescr_t m = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmCreateCsr(&m, a.rows, a.cols, a.nnz, a.offsets, a.cols_ptr, a.values,
+                                    a.offset_type, a.index_type, a.base, a.value_type));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(m, a.memory));
+  return Mat(m);
+}
+
+spgemmStatus_t try_create(const CsrArgs& a) {
+  spgemmMatDescr_t m = nullptr;
+  const spgemmStatus_t s = spgemmCreateCsr(&m, a.rows, a.cols, a.nnz, a.offsets, a.cols_ptr,
+                                           a.values, a.offset_type, a.index_type, a.base,
+                                           a.value_type);
+  if (s == SPGEMM_STATUS_SUCCESS) spgemmDestroyMatrix(m);
+  return s;
+}
+
+// A (2 x 3) * B (3 x 2) = C (2 x 2):
+//   A = [1 0 2; 0 3 0], B = [4 0; 0 5; 0 6]  ->  C = [4 12; 0 15]
+// Every array is stored as int32 / int64 / double as the descriptor says, so
+// a library that reads arrays while validating reads valid memory.
+struct Problem {
+  std::vector<int32_t> a_off{0, 2, 3}, a_col{0, 2, 1};
+  std::vector<int32_t> b_off{0, 1, 2, 3}, b_col{0, 1, 1};
+  std::vector<double> a_val{1, 2, 3}, b_val{4, 5, 6};
+  std::vector<int32_t> c_off = std::vector<int32_t>(3, -1), c_col = std::vector<int32_t>(3, -1);
+  std::vector<double> c_val = std::vector<double>(3, -1);
+
+  CsrArgs a_args() {
+    CsrArgs a;
+    a.rows = 2, a.cols = 3, a.nnz = 3;
+    a.offsets = a_off.data(), a.cols_ptr = a_col.data(), a.values = a_val.data();
+    return a;
+  }
+  CsrArgs b_args() {
+    CsrArgs b;
+    b.rows = 3, b.cols = 2, b.nnz = 3;
+    b.offsets = b_off.data(), b.cols_ptr = b_col.data(), b.values = b_val.data();
+    return b;
+  }
+  // C before symbolic: no arrays yet except, when asked, its row offsets.
+  CsrArgs c_args(bool with_offsets = true) {
+    CsrArgs c;
+    c.rows = 2, c.cols = 2;
+    c.offsets = with_offsets ? c_off.data() : nullptr;
+    return c;
+  }
+};
+
+spgemmStatus_t try_plan(spgemmHandle_t h, const Mat& a, const Mat& b, const Mat& c,
+                        cudaDataType compute = CUDA_R_64F,
+                        spgemmOperation_t op_a = SPGEMM_OPERATION_NON_TRANSPOSE,
+                        spgemmOperation_t op_b = SPGEMM_OPERATION_NON_TRANSPOSE) {
+  spgemmPlan_t p = nullptr;
+  const spgemmStatus_t s = spgemmPlanCreate(h, &p, op_a, op_b, a.get(), b.get(), c.get(), compute);
+  if (s == SPGEMM_STATUS_SUCCESS) spgemmPlanDestroy(p);
+  return s;
+}
+
+Plan make_plan(spgemmHandle_t h, const Mat& a, const Mat& b, const Mat& c) {
+  spgemmPlan_t p = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmPlanCreate(h, &p, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                     SPGEMM_OPERATION_NON_TRANSPOSE, a.get(), b.get(), c.get(),
+                                     CUDA_R_64F));
+  return Plan(p);
+}
+
+bool no_usable_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) != cudaSuccess || count == 0;
+}
+
+}  // namespace
+
+TEST_CASE("version and status strings", "[api]") {
+  CHECK(spgemmGetVersion(nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  int version = -1;
+  REQUIRE(spgemmGetVersion(&version) == SPGEMM_STATUS_SUCCESS);
+  CHECK(version == SPGEMM_VERSION);
+
+  std::set<std::string> names, strings;
+  for (int s = 0; s <= 9; ++s) {
+    INFO("status " << s);
+    const char* name = spgemmGetErrorName(static_cast<spgemmStatus_t>(s));
+    const char* text = spgemmGetErrorString(static_cast<spgemmStatus_t>(s));
+    REQUIRE(name != nullptr);
+    REQUIRE(text != nullptr);
+    CHECK(std::strlen(name) > 0);
+    CHECK(std::strlen(text) > 0);
+    names.insert(name);
+    strings.insert(text);
+  }
+  CHECK(names.size() == 10);
+  CHECK(strings.size() == 10);
+
+  for (int unknown : {10, 12345, -1}) {
+    INFO("status " << unknown);
+    const char* name = spgemmGetErrorName(static_cast<spgemmStatus_t>(unknown));
+    const char* text = spgemmGetErrorString(static_cast<spgemmStatus_t>(unknown));
+    REQUIRE(name != nullptr);
+    REQUIRE(text != nullptr);
+    CHECK(std::strlen(name) > 0);
+    CHECK(std::strlen(text) > 0);
+  }
+}
+
+TEST_CASE("handles: creation without a GPU, null arguments", "[api]") {
+  CHECK(spgemmCreate(nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  spgemmHandle_t h = nullptr;
+  REQUIRE(spgemmCreate(&h) == SPGEMM_STATUS_SUCCESS);
+  CHECK(h != nullptr);
+
+  cudaStream_t stream = nullptr;
+  size_t current = 0, peak = 0;
+  CHECK(spgemmSetStream(nullptr, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetStream(nullptr, &stream) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetStream(h, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmGetMemoryUsage(nullptr, &current, &peak) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmResetPeakMemoryUsage(nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+
+  CHECK(spgemmDestroy(h) == SPGEMM_STATUS_SUCCESS);
+  CHECK(spgemmDestroy(nullptr) == SPGEMM_STATUS_SUCCESS);
+  CHECK(spgemmDestroyMatrix(nullptr) == SPGEMM_STATUS_SUCCESS);
+  CHECK(spgemmPlanDestroy(nullptr) == SPGEMM_STATUS_SUCCESS);
+}
+
+TEST_CASE("the last error message belongs to the calling thread", "[api]") {
+  REQUIRE(spgemmCreate(nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  const char* here = spgemmGetLastErrorMessage();
+  REQUIRE(here != nullptr);
+  CHECK(std::strlen(here) > 0);
+
+  std::string before, after;
+  std::thread other([&] {
+    const char* m = spgemmGetLastErrorMessage();
+    before = m ? m : "<null>";
+    spgemmGetVersion(nullptr);
+    m = spgemmGetLastErrorMessage();
+    after = m ? m : "<null>";
+  });
+  other.join();
+  CHECK(before == "");  // this thread's failure is not visible there
+  CHECK(after != "");
+  CHECK(after != "<null>");
+  CHECK(std::strlen(spgemmGetLastErrorMessage()) > 0);
+}
+
+TEST_CASE("spgemmCreateCsr validates its arguments", "[api][descriptor]") {
+  std::vector<int32_t> off{0, 1}, col{0};
+  std::vector<double> val{1.0};
+  CsrArgs ok;
+  ok.rows = 1, ok.cols = 1, ok.nnz = 1;
+  ok.offsets = off.data(), ok.cols_ptr = col.data(), ok.values = val.data();
+  REQUIRE(try_create(ok) == SPGEMM_STATUS_SUCCESS);
+
+  CHECK(spgemmCreateCsr(nullptr, 1, 1, 1, off.data(), col.data(), val.data(), SPGEMM_INDEX_32I,
+                        SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+
+  SECTION("negative sizes") {
+    CsrArgs a = ok;
+    a.rows = -1;
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.cols = -1;
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.nnz = -1;
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("unknown enum values") {
+    CsrArgs a = ok;
+    a.offset_type = static_cast<spgemmIndexType_t>(7);
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.index_type = static_cast<spgemmIndexType_t>(7);
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.index_type = static_cast<spgemmIndexType_t>(0);
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.base = static_cast<spgemmIndexBase_t>(5);
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+    a = ok, a.value_type = static_cast<cudaDataType>(999);
+    CHECK(try_create(a) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("null arrays are allowed at creation") {
+    CsrArgs a;
+    a.rows = 4, a.cols = 5, a.nnz = 10;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+  }
+  SECTION("valid but unimplemented types are accepted here") {
+    CsrArgs a = ok;
+    a.offset_type = SPGEMM_INDEX_64I;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+    a = ok, a.index_type = SPGEMM_INDEX_64I;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+    a = ok, a.base = SPGEMM_INDEX_BASE_ONE;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+    a = ok, a.value_type = CUDA_C_64F;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+    a = ok, a.value_type = CUDA_R_16F;
+    CHECK(try_create(a) == SPGEMM_STATUS_SUCCESS);
+  }
+}
+
+TEST_CASE("descriptors report what was set", "[api][descriptor]") {
+  int32_t dummy[6] = {};
+  spgemmMatDescr_t m = nullptr;
+  REQUIRE(spgemmCreateCsr(&m, 4, 5, 6, &dummy[0], &dummy[1], &dummy[2], SPGEMM_INDEX_64I,
+                          SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ONE, CUDA_R_32F) ==
+          SPGEMM_STATUS_SUCCESS);
+  const Mat owner(m);
+
+  int64_t rows = -1, cols = -1, nnz = -1;
+  void *off = nullptr, *col = nullptr, *val = nullptr;
+  spgemmIndexType_t off_type{}, idx_type{};
+  spgemmIndexBase_t base{};
+  cudaDataType value_type{};
+  REQUIRE(spgemmCsrGet(m, &rows, &cols, &nnz, &off, &col, &val, &off_type, &idx_type, &base,
+                       &value_type) == SPGEMM_STATUS_SUCCESS);
+  CHECK(rows == 4);
+  CHECK(cols == 5);
+  CHECK(nnz == 6);
+  CHECK(off == &dummy[0]);
+  CHECK(col == &dummy[1]);
+  CHECK(val == &dummy[2]);
+  CHECK(off_type == SPGEMM_INDEX_64I);
+  CHECK(idx_type == SPGEMM_INDEX_32I);
+  CHECK(base == SPGEMM_INDEX_BASE_ONE);
+  CHECK(value_type == CUDA_R_32F);
+
+  // Any output may be skipped.
+  CHECK(spgemmCsrGet(m, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                     nullptr, nullptr) == SPGEMM_STATUS_SUCCESS);
+  cols = -1;
+  CHECK(spgemmCsrGet(m, nullptr, &cols, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                     nullptr, nullptr) == SPGEMM_STATUS_SUCCESS);
+  CHECK(cols == 5);
+
+  REQUIRE(spgemmCsrSetPointers(m, &dummy[3], &dummy[4], &dummy[5]) == SPGEMM_STATUS_SUCCESS);
+  REQUIRE(spgemmCsrGet(m, nullptr, nullptr, nullptr, &off, &col, &val, nullptr, nullptr, nullptr,
+                       nullptr) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == &dummy[3]);
+  CHECK(col == &dummy[4]);
+  CHECK(val == &dummy[5]);
+
+  spgemmMemoryType_t memory = SPGEMM_MEMORY_HOST;
+  REQUIRE(spgemmCsrGetMemoryType(m, &memory) == SPGEMM_STATUS_SUCCESS);
+  CHECK(memory == SPGEMM_MEMORY_DEVICE);  // the default
+  REQUIRE(spgemmCsrSetMemoryType(m, SPGEMM_MEMORY_HOST) == SPGEMM_STATUS_SUCCESS);
+  REQUIRE(spgemmCsrGetMemoryType(m, &memory) == SPGEMM_STATUS_SUCCESS);
+  CHECK(memory == SPGEMM_MEMORY_HOST);
+  CHECK(spgemmCsrSetMemoryType(m, static_cast<spgemmMemoryType_t>(5)) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmCsrGetMemoryType(m, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+
+  CHECK(spgemmCsrGet(nullptr, &rows, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                     nullptr, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmCsrSetPointers(nullptr, &dummy[0], &dummy[1], &dummy[2]) ==
+        SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmCsrSetMemoryType(nullptr, SPGEMM_MEMORY_HOST) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmCsrGetMemoryType(nullptr, &memory) == SPGEMM_STATUS_NOT_INITIALIZED);
+}
+
+TEST_CASE("spgemmPlanCreate validates the problem", "[api][plan]") {
+  const Handle handle = make_handle();
+  spgemmHandle_t h = handle.get();
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args()), C = make_mat(p.c_args());
+  REQUIRE(try_plan(h, A, B, C) == SPGEMM_STATUS_SUCCESS);
+
+  SECTION("null arguments") {
+    spgemmPlan_t plan = nullptr;
+    const auto non = SPGEMM_OPERATION_NON_TRANSPOSE;
+    CHECK(spgemmPlanCreate(nullptr, &plan, non, non, A.get(), B.get(), C.get(), CUDA_R_64F) ==
+          SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanCreate(h, nullptr, non, non, A.get(), B.get(), C.get(), CUDA_R_64F) ==
+          SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(spgemmPlanCreate(h, &plan, non, non, nullptr, B.get(), C.get(), CUDA_R_64F) ==
+          SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanCreate(h, &plan, non, non, A.get(), nullptr, C.get(), CUDA_R_64F) ==
+          SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanCreate(h, &plan, non, non, A.get(), B.get(), nullptr, CUDA_R_64F) ==
+          SPGEMM_STATUS_NOT_INITIALIZED);
+  }
+  SECTION("operations") {
+    // Square, so that a transpose would not also break the dimensions.
+    std::vector<int32_t> off{0, 2, 3}, col{0, 1, 1}, c_off(3, 0);
+    std::vector<double> val{1, 2, 3};
+    CsrArgs sq;
+    sq.rows = 2, sq.cols = 2, sq.nnz = 3, sq.offsets = off.data(), sq.cols_ptr = col.data(),
+    sq.values = val.data();
+    CsrArgs c = sq;
+    c.nnz = 0, c.offsets = c_off.data(), c.cols_ptr = nullptr, c.values = nullptr;
+    const Mat S1 = make_mat(sq), S2 = make_mat(sq), SC = make_mat(c);
+    REQUIRE(try_plan(h, S1, S2, SC) == SPGEMM_STATUS_SUCCESS);
+    const auto non = SPGEMM_OPERATION_NON_TRANSPOSE;
+    for (const auto op : {SPGEMM_OPERATION_TRANSPOSE, SPGEMM_OPERATION_CONJUGATE_TRANSPOSE}) {
+      INFO("operation " << op);
+      CHECK(try_plan(h, S1, S2, SC, CUDA_R_64F, op, non) == SPGEMM_STATUS_NOT_SUPPORTED);
+      CHECK(try_plan(h, S1, S2, SC, CUDA_R_64F, non, op) == SPGEMM_STATUS_NOT_SUPPORTED);
+    }
+    const auto unknown = static_cast<spgemmOperation_t>(9);
+    CHECK(try_plan(h, S1, S2, SC, CUDA_R_64F, unknown, non) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(try_plan(h, S1, S2, SC, CUDA_R_64F, non, unknown) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("value and compute types must agree") {
+    CHECK(try_plan(h, A, B, C, CUDA_R_32F) == SPGEMM_STATUS_NOT_SUPPORTED);
+    // float descriptors over arrays big enough for either type.
+    CsrArgs a32 = p.a_args(), b32 = p.b_args(), c32 = p.c_args();
+    a32.value_type = b32.value_type = c32.value_type = CUDA_R_32F;
+    const Mat A32 = make_mat(a32), B32 = make_mat(b32), C32 = make_mat(c32);
+    REQUIRE(try_plan(h, A32, B32, C32, CUDA_R_32F) == SPGEMM_STATUS_SUCCESS);
+    CHECK(try_plan(h, A32, B, C) == SPGEMM_STATUS_NOT_SUPPORTED);
+    CHECK(try_plan(h, A, B32, C) == SPGEMM_STATUS_NOT_SUPPORTED);
+    CHECK(try_plan(h, A, B, C32) == SPGEMM_STATUS_NOT_SUPPORTED);
+    CHECK(try_plan(h, A32, B32, C32, CUDA_R_64F) == SPGEMM_STATUS_NOT_SUPPORTED);
+  }
+  SECTION("dimensions must agree") {
+    std::vector<int32_t> b4_off{0, 1, 2, 3, 3};  // B with 4 rows (A has 3 columns)
+    CsrArgs b4 = p.b_args();
+    b4.rows = 4, b4.offsets = b4_off.data();
+    CHECK(try_plan(h, A, make_mat(b4), C) == SPGEMM_STATUS_INVALID_VALUE);
+    std::vector<int32_t> c_off3(4, 0);
+    CsrArgs c3 = p.c_args();
+    c3.rows = 3, c3.offsets = c_off3.data();
+    CHECK(try_plan(h, A, B, make_mat(c3)) == SPGEMM_STATUS_INVALID_VALUE);
+    c3 = p.c_args(), c3.cols = 3;
+    CHECK(try_plan(h, A, B, make_mat(c3)) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("memory types must agree") {
+    CsrArgs dev = p.b_args();
+    dev.memory = SPGEMM_MEMORY_DEVICE;
+    CHECK(try_plan(h, A, make_mat(dev), C) == SPGEMM_STATUS_INVALID_VALUE);
+    dev = p.c_args(), dev.memory = SPGEMM_MEMORY_DEVICE;
+    CHECK(try_plan(h, A, B, make_mat(dev)) == SPGEMM_STATUS_INVALID_VALUE);
+    dev = p.a_args(), dev.memory = SPGEMM_MEMORY_DEVICE;
+    CHECK(try_plan(h, make_mat(dev), B, C) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("A and B need their arrays") {
+    CsrArgs a = p.a_args();
+    a.offsets = nullptr;
+    CHECK(try_plan(h, make_mat(a), B, C) == SPGEMM_STATUS_INVALID_VALUE);
+    a = p.a_args(), a.cols_ptr = nullptr;
+    CHECK(try_plan(h, make_mat(a), B, C) == SPGEMM_STATUS_INVALID_VALUE);
+    a = p.a_args(), a.values = nullptr;
+    CHECK(try_plan(h, make_mat(a), B, C) == SPGEMM_STATUS_INVALID_VALUE);
+    CsrArgs b = p.b_args();
+    b.offsets = nullptr;
+    CHECK(try_plan(h, A, make_mat(b), C) == SPGEMM_STATUS_INVALID_VALUE);
+    b = p.b_args(), b.cols_ptr = nullptr;
+    CHECK(try_plan(h, A, make_mat(b), C) == SPGEMM_STATUS_INVALID_VALUE);
+    b = p.b_args(), b.values = nullptr;
+    CHECK(try_plan(h, A, make_mat(b), C) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("an A without rows needs no arrays") {
+    CsrArgs a0;
+    a0.rows = 0, a0.cols = 3;
+    CsrArgs c0 = p.c_args();
+    c0.rows = 0;
+    CHECK(try_plan(h, make_mat(a0), B, make_mat(c0)) == SPGEMM_STATUS_SUCCESS);
+  }
+}
+
+TEST_CASE("spgemmPlanCreate: valid but unimplemented types", "[api][plan]") {
+  const Handle handle = make_handle();
+  spgemmHandle_t h = handle.get();
+
+  SECTION("64-bit offsets and indices") {
+    // The same problem with int64 arrays, so a library that looks at them
+    // reads what the descriptor promises.
+    std::vector<int64_t> a_off{0, 2, 3}, a_col{0, 2, 1}, b_off{0, 1, 2, 3}, b_col{0, 1, 1},
+        c_off(3, 0);
+    std::vector<double> a_val{1, 2, 3}, b_val{4, 5, 6};
+    for (const auto& [offsets, indices] :
+         {std::pair{SPGEMM_INDEX_64I, SPGEMM_INDEX_64I}, std::pair{SPGEMM_INDEX_64I, SPGEMM_INDEX_32I},
+          std::pair{SPGEMM_INDEX_32I, SPGEMM_INDEX_64I}}) {
+      CsrArgs a, b, c;
+      a.rows = 2, a.cols = 3, a.nnz = 3, a.offsets = a_off.data(), a.cols_ptr = a_col.data(),
+      a.values = a_val.data();
+      b.rows = 3, b.cols = 2, b.nnz = 3, b.offsets = b_off.data(), b.cols_ptr = b_col.data(),
+      b.values = b_val.data();
+      c.rows = 2, c.cols = 2, c.offsets = c_off.data();
+      a.offset_type = b.offset_type = c.offset_type = offsets;
+      a.index_type = b.index_type = c.index_type = indices;
+      INFO("offsets " << offsets << ", indices " << indices);
+      CHECK(try_plan(h, make_mat(a), make_mat(b), make_mat(c)) == SPGEMM_STATUS_NOT_SUPPORTED);
+    }
+  }
+  SECTION("one-based indices") {
+    std::vector<int32_t> a_off{1, 3, 4}, a_col{1, 3, 2}, b_off{1, 2, 3, 4}, b_col{1, 2, 2}, c_off(3, 0);
+    std::vector<double> a_val{1, 2, 3}, b_val{4, 5, 6};
+    CsrArgs a, b, c;
+    a.rows = 2, a.cols = 3, a.nnz = 3, a.offsets = a_off.data(), a.cols_ptr = a_col.data(),
+    a.values = a_val.data();
+    b.rows = 3, b.cols = 2, b.nnz = 3, b.offsets = b_off.data(), b.cols_ptr = b_col.data(),
+    b.values = b_val.data();
+    c.rows = 2, c.cols = 2, c.offsets = c_off.data();
+    a.base = b.base = c.base = SPGEMM_INDEX_BASE_ONE;
+    CHECK(try_plan(h, make_mat(a), make_mat(b), make_mat(c)) == SPGEMM_STATUS_NOT_SUPPORTED);
+  }
+  SECTION("complex double and half values") {
+    std::vector<int32_t> a_off{0, 2, 3}, a_col{0, 2, 1}, b_off{0, 1, 2, 3}, b_col{0, 1, 1}, c_off(3, 0);
+    std::vector<double> a_val(6, 1.0), b_val(6, 1.0);  // room for 3 complex doubles
+    for (const cudaDataType type : {CUDA_C_64F, CUDA_R_16F}) {
+      CsrArgs a, b, c;
+      a.rows = 2, a.cols = 3, a.nnz = 3, a.offsets = a_off.data(), a.cols_ptr = a_col.data(),
+      a.values = a_val.data();
+      b.rows = 3, b.cols = 2, b.nnz = 3, b.offsets = b_off.data(), b.cols_ptr = b_col.data(),
+      b.values = b_val.data();
+      c.rows = 2, c.cols = 2, c.offsets = c_off.data();
+      a.value_type = b.value_type = c.value_type = type;
+      INFO("cudaDataType " << type);
+      CHECK(try_plan(h, make_mat(a), make_mat(b), make_mat(c), type) == SPGEMM_STATUS_NOT_SUPPORTED);
+    }
+  }
+}
+
+TEST_CASE("device descriptors without a GPU", "[api][plan]") {
+  if (!no_usable_gpu()) {
+    WARN("a GPU is present: the NO_DEVICE path is not reachable here");
+    return;
+  }
+  const Handle handle = make_handle();
+  Problem p;
+  CsrArgs a = p.a_args(), b = p.b_args(), c = p.c_args();
+  a.memory = b.memory = c.memory = SPGEMM_MEMORY_DEVICE;
+  CHECK(try_plan(handle.get(), make_mat(a), make_mat(b), make_mat(c)) == SPGEMM_STATUS_NO_DEVICE);
+}
+
+TEST_CASE("phases: arguments and order", "[api][phases]") {
+  const Handle handle = make_handle();
+  spgemmHandle_t h = handle.get();
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args());
+  const double alpha = 1.0;
+  int64_t nnz = -1;
+
+  SECTION("null handle, plan or output") {
+    const Mat C = make_mat(p.c_args());
+    const Plan plan = make_plan(h, A, B, C);
+    CHECK(spgemmAnalyze(nullptr, plan.get()) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmAnalyze(h, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmSymbolic(nullptr, plan.get(), &nnz) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmSymbolic(h, nullptr, &nnz) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmSymbolic(h, plan.get(), nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(spgemmNumeric(nullptr, plan.get(), &alpha) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmNumeric(h, nullptr, &alpha) == SPGEMM_STATUS_NOT_INITIALIZED);
+  }
+  SECTION("symbolic needs C's row offsets") {
+    const Mat C = make_mat(p.c_args(/*with_offsets=*/false));
+    const Plan plan = make_plan(h, A, B, C);
+    CHECK(spgemmSymbolic(h, plan.get(), &nnz) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("symbolic needs C's row offsets even for a C without rows") {
+    CsrArgs a0, b0, c0;  // 0 x 0 all round, no arrays at all
+    const Mat A0 = make_mat(a0), B0 = make_mat(b0), C0 = make_mat(c0);
+    const Plan plan = make_plan(h, A0, B0, C0);
+    CHECK(spgemmSymbolic(h, plan.get(), &nnz) == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  SECTION("numeric before symbolic") {
+    const Mat C = make_mat(p.c_args());
+    REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), p.c_col.data(), p.c_val.data()) ==
+            SPGEMM_STATUS_SUCCESS);
+    const Plan plan = make_plan(h, A, B, C);
+    CHECK(spgemmNumeric(h, plan.get(), &alpha) == SPGEMM_STATUS_INVALID_STATE);
+    REQUIRE(spgemmAnalyze(h, plan.get()) == SPGEMM_STATUS_SUCCESS);
+    CHECK(spgemmNumeric(h, plan.get(), &alpha) == SPGEMM_STATUS_INVALID_STATE);
+  }
+  SECTION("symbolic without analyze, then numeric") {
+    const Mat C = make_mat(p.c_args());
+    const Plan plan = make_plan(h, A, B, C);
+    SPGEMM_REQUIRE_OK(spgemmSymbolic(h, plan.get(), &nnz));
+    REQUIRE(nnz == 3);
+    int64_t described = -1;
+    REQUIRE(spgemmCsrGet(C.get(), nullptr, nullptr, &described, nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr, nullptr) == SPGEMM_STATUS_SUCCESS);
+    CHECK(described == nnz);
+    CHECK(p.c_off == std::vector<int32_t>{0, 2, 3});
+
+    // C's arrays still unset: nnz(C) > 0 needs both.
+    CHECK(spgemmNumeric(h, plan.get(), &alpha) == SPGEMM_STATUS_INVALID_VALUE);
+    REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), nullptr, p.c_val.data()) ==
+            SPGEMM_STATUS_SUCCESS);
+    CHECK(spgemmNumeric(h, plan.get(), &alpha) == SPGEMM_STATUS_INVALID_VALUE);
+    REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), p.c_col.data(), nullptr) ==
+            SPGEMM_STATUS_SUCCESS);
+    CHECK(spgemmNumeric(h, plan.get(), &alpha) == SPGEMM_STATUS_INVALID_VALUE);
+
+    REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), p.c_col.data(), p.c_val.data()) ==
+            SPGEMM_STATUS_SUCCESS);
+    CHECK(spgemmNumeric(h, plan.get(), nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+    SPGEMM_REQUIRE_OK(spgemmNumeric(h, plan.get(), &alpha));
+    CHECK(p.c_col == std::vector<int32_t>{0, 1, 1});
+    CHECK(p.c_val == std::vector<double>{4, 12, 15});
+  }
+}

@@ -1,0 +1,66 @@
+#include "compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace spgemm_test {
+
+template <class V>
+std::string compare_csr(const HostCsr<V>& got, const ReferenceProduct<V>& ref, double rtol) {
+  const HostCsr<V>& want = ref.C;
+  std::ostringstream msg;
+  msg.precision(std::numeric_limits<V>::max_digits10);
+
+  if (got.rows != want.rows || got.cols != want.cols) {
+    msg << "dimensions: got " << got.rows << " x " << got.cols << ", expected " << want.rows
+        << " x " << want.cols;
+    return msg.str();
+  }
+  if (got.row_offsets.size() != want.row_offsets.size()) {
+    msg << "row_offsets has " << got.row_offsets.size() << " entries, expected "
+        << want.row_offsets.size();
+    return msg.str();
+  }
+  for (size_t r = 0; r < want.row_offsets.size(); ++r)
+    if (got.row_offsets[r] != want.row_offsets[r]) {
+      msg << "row_offsets[" << r << "]: got " << got.row_offsets[r] << ", expected "
+          << want.row_offsets[r];
+      if (r > 0)
+        msg << " (row " << r - 1 << " has " << got.row_offsets[r] - got.row_offsets[r - 1]
+            << " entries, expected " << want.row_offsets[r] - want.row_offsets[r - 1] << ")";
+      return msg.str();
+    }
+  if (got.col_ind.size() != want.col_ind.size() || got.values.size() != want.values.size()) {
+    msg << "nnz: got " << got.col_ind.size() << " column indices and " << got.values.size()
+        << " values, expected " << want.col_ind.size();
+    return msg.str();
+  }
+
+  const double tiny = std::numeric_limits<V>::min();
+  for (int64_t r = 0; r < want.rows; ++r) {
+    for (int32_t e = want.row_offsets[r]; e < want.row_offsets[r + 1]; ++e) {
+      if (got.col_ind[e] != want.col_ind[e]) {
+        msg << "row " << r << ", position " << e - want.row_offsets[r] << " (entry " << e
+            << "): column " << got.col_ind[e] << ", expected " << want.col_ind[e];
+        return msg.str();
+      }
+      const double g = got.values[e], w = want.values[e];
+      const double tol = rtol * ref.abs_bound[e] + tiny;
+      const double diff = std::fabs(g - w);
+      if (!(diff <= tol)) {  // also catches NaN
+        msg << "row " << r << ", column " << want.col_ind[e] << " (entry " << e << "): value " << g
+            << ", expected " << w << ", |diff| " << diff << " > tolerance " << tol;
+        return msg.str();
+      }
+    }
+  }
+  return std::string();
+}
+
+template std::string compare_csr<float>(const HostCsr<float>&, const ReferenceProduct<float>&, double);
+template std::string compare_csr<double>(const HostCsr<double>&, const ReferenceProduct<double>&,
+                                         double);
+
+}  // namespace spgemm_test

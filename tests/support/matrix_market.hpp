@@ -1,0 +1,23 @@
+// Matrix Market I/O for the test matrices (SuiteSparse collection files).
+#pragma once
+
+#include <string>
+
+#include "csr_host.hpp"
+
+namespace spgemm_test {
+
+// Reads a `coordinate` Matrix Market file, plain or gzip'd (detected from
+// the content, not the name). Fields real, integer and pattern; symmetry
+// general, symmetric and skew-symmetric (the stored triangle is mirrored,
+// negated for skew). Pattern entries get reproducible values keyed on
+// (row, col), equal across a symmetric mirror. The result has rows sorted by
+// column with duplicates summed.
+// Throws std::runtime_error "<path>:<line>: <what>" on malformed or
+// unsupported input.
+HostCsr<double> read_matrix_market(const std::string& path);
+
+// Writes `coordinate real general`, values with round-trip precision.
+void write_matrix_market(const std::string& path, const HostCsr<double>& a);
+
+}  // namespace spgemm_test

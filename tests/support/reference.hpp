@@ -1,0 +1,66 @@
+// The oracle: C = alpha * A * B, serial, a std::map per row, long double
+// sums. Slow and obviously right, and independent of the library's code.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "csr_host.hpp"
+
+namespace spgemm_test {
+
+template <class V>
+struct ReferenceProduct {
+  HostCsr<V> C;
+  // Per entry of C: |alpha| * sum over k of |a_ik| * |b_kj|. The rounding
+  // error of any summation order is bounded relative to this, not to |c_ij|
+  // (which can cancel to almost nothing).
+  std::vector<double> abs_bound;
+};
+
+// The structure is the structural product: (i, j) is in C iff some
+// a_ik * b_kj exists, even when the values cancel to zero. A kernel must
+// keep such entries, since the symbolic phase cannot see values.
+template <class V>
+ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V alpha) {
+  if (A.cols != B.rows) throw std::invalid_argument("reference_spgemm: A.cols != B.rows");
+  ReferenceProduct<V> out;
+  HostCsr<V>& C = out.C;
+  C.rows = A.rows;
+  C.cols = B.cols;
+  C.row_offsets.assign(1, 0);
+  const long double a_alpha = alpha;
+
+  struct Sum {
+    long double value = 0;
+    long double bound = 0;
+  };
+  std::map<int32_t, Sum> row;
+  for (int64_t i = 0; i < A.rows; ++i) {
+    row.clear();
+    for (int32_t ea = A.row_offsets[i]; ea < A.row_offsets[i + 1]; ++ea) {
+      const int32_t k = A.col_ind[ea];
+      const long double a = A.values[ea];
+      for (int32_t eb = B.row_offsets[k]; eb < B.row_offsets[k + 1]; ++eb) {
+        Sum& s = row[B.col_ind[eb]];
+        const long double p = a * static_cast<long double>(B.values[eb]);
+        s.value += p;
+        s.bound += std::fabs(p);
+      }
+    }
+    for (const auto& [col, s] : row) {
+      C.col_ind.push_back(col);
+      C.values.push_back(static_cast<V>(a_alpha * s.value));
+      out.abs_bound.push_back(static_cast<double>(std::fabs(a_alpha) * s.bound));
+    }
+    if (C.col_ind.size() > static_cast<size_t>(INT32_MAX))
+      throw std::overflow_error("reference_spgemm: nnz(C) exceeds 32-bit offsets");
+    C.row_offsets.push_back(static_cast<int32_t>(C.col_ind.size()));
+  }
+  return out;
+}
+
+}  // namespace spgemm_test

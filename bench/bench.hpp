@@ -1,0 +1,161 @@
+// spgemm-bench: shared types of the benchmark driver.
+//
+//   spgemm_bench.cpp  command line, inputs, main loop
+//   runners.cpp       libspgemm (device and host backend) and cuSPARSE runs
+//   check_csr.hpp     the agreement check of two C's
+//   report.cpp        table on stdout, CSV and JSON files
+//   util.hpp/.cpp     error checks, buffers, timers
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "csr_host.hpp"
+
+namespace bench {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+enum class Precision { f64, f32 };
+enum class AllocMode { pool, malloc };
+
+// An input as named on the command line (order kept).
+struct Input {
+  bool is_file = false;  // Matrix Market file, else a generator spec
+  std::string value;
+};
+
+struct Options {
+  std::vector<Input> inputs;
+  Precision precision = Precision::f64;
+  int warmup = 2;
+  int reps = 10;
+  AllocMode alloc = AllocMode::pool;
+  int device = 0;
+  bool force_host = false;  // libspgemm host backend even with a GPU
+  bool no_cusparse = false;
+  std::string csv_path, json_path;
+  std::string command_line;
+};
+
+// What the run as a whole used; printed at the top and written to CSV/JSON.
+struct RunInfo {
+  bool have_gpu = false;     // cuSPARSE and device buffers available
+  bool lib_on_host = false;  // libspgemm ran its host backend
+  std::string device_name;   // GPU name, or "host (N threads)"
+  int cuda_runtime = 0, cuda_driver = 0, cusparse = 0, spgemm = 0;
+  std::string alloc_description;
+  std::string timer_description;
+  std::string started;  // local time, ISO 8601
+};
+
+// One input matrix, loaded and prepared: C = A * B with B = A (square) or
+// B = A^T (rectangular).
+struct Problem {
+  std::string name;    // short name for the table
+  std::string source;  // path or generator spec
+  spgemm_test::HostCsr<double> a;
+  spgemm_test::HostCsr<double> at;  // A^T, only when b_is_transpose
+  bool b_is_transpose = false;
+  int64_t products = 0;
+
+  const spgemm_test::HostCsr<double>& b() const { return b_is_transpose ? at : a; }
+};
+
+// Medians over the timed repetitions, milliseconds.
+struct LibTimes {
+  double setup = kNaN;     // C row offsets + C descriptor + plan creation
+  double analyze = kNaN;   // spgemmAnalyze
+  double symbolic = kNaN;  // spgemmSymbolic incl. the nnz(C) readback
+  double alloc = kNaN;     // allocating C's column indices and values
+  double numeric = kNaN;   // spgemmNumeric
+  double total = kNaN;     // all of the above, start to end
+};
+
+struct CusparseTimes {
+  double setup = kNaN;    // C descriptor + SpGEMM descriptor
+  double work = kNaN;     // workEstimation x2 incl. allocating buffer 1
+  double compute = kNaN;  // compute x2 incl. allocating buffer 2
+  double alloc = kNaN;    // nnz(C) query + allocating C + CsrSetPointers
+  double copy = kNaN;     // cusparseSpGEMM_copy
+  double total = kNaN;    // all of the above, start to end
+};
+
+enum class Check { not_run, agree, disagree };
+
+// Everything known about one matrix; one row of the table / CSV / JSON.
+struct Record {
+  std::string name, source;
+  std::string load_error;  // non-empty: the input could not be loaded
+  int64_t rows = -1, cols = -1, nnz_a = -1, nnz_b = -1;
+  bool b_is_transpose = false;
+  int64_t products = -1;
+  double load_ms = kNaN;
+  int64_t nnz_c = -1;    // from libspgemm, or from cuSPARSE if it failed
+  int64_t c_bytes = -1;  // (rows + 1) * 4 + nnz(C) * (4 + sizeof value)
+
+  bool lib_ran = false, lib_ok = false;
+  std::string lib_error;
+  LibTimes lib;
+  double lib_numeric_again = kNaN;  // median of spgemmNumeric on an existing plan
+  int64_t lib_peak_bytes = -1;      // spgemmGetMemoryUsage peak, max over reps
+
+  bool cus_ran = false, cus_ok = false;
+  std::string cus_error;
+  CusparseTimes cus;
+  int64_t cus_nnz_c = -1;
+  int64_t cus_buffer1_bytes = -1, cus_buffer2_bytes = -1;
+  int64_t cus_peak_bytes = -1;  // buffer1 + buffer2 (alive at once)
+
+  Check check = Check::not_run;
+  std::string check_message;
+  double max_rel_diff = kNaN;         // max |x-y| / max(|x|,|y|)
+  double max_row_scaled_diff = kNaN;  // max |x-y| / max |C(i,:)|  (the check)
+
+  static double gflops(int64_t products, double ms) {
+    return (products >= 0 && ms > 0) ? 2.0 * static_cast<double>(products) / (ms * 1e6) : kNaN;
+  }
+  double lib_gflops() const { return lib_ok ? gflops(products, lib.total) : kNaN; }
+  double lib_numeric_again_gflops() const {
+    return lib_ok ? gflops(products, lib_numeric_again) : kNaN;
+  }
+  double cus_gflops() const { return cus_ok ? gflops(products, cus.total) : kNaN; }
+  double speedup() const {  // cuSPARSE total / libspgemm total
+    return (lib_ok && cus_ok && lib.total > 0) ? cus.total / lib.total : kNaN;
+  }
+  // Whether this record makes the exit status non-zero (cuSPARSE failures
+  // do not: it is the baseline).
+  bool failed() const {
+    return !load_error.empty() || (lib_ran && !lib_ok) || check == Check::disagree;
+  }
+};
+
+const char* precision_name(Precision p);
+const char* check_name(Check c);
+
+// runners.cpp ---------------------------------------------------------------
+// Prepares the GPU side (stream, memory pool); call once when have_gpu.
+void device_setup(const Options& opts);
+void device_teardown();
+// Frees what the pool keeps between matrices and reports a broken context:
+// returns false when the CUDA context is unusable (a sticky error).
+bool device_between_matrices(std::string* why);
+// Runs libspgemm (device or host backend) and, with a GPU, cuSPARSE, and
+// compares the results. Fills the library parts of rec; never throws.
+void run_problem(const Problem& problem, const Options& opts, const RunInfo& info, Record& rec);
+
+// report.cpp ----------------------------------------------------------------
+void print_header(const RunInfo& info, const Options& opts);
+void print_table_header();
+void print_table_row(const Record& rec);
+void print_details(const std::vector<Record>& records, const RunInfo& info);
+// Throw std::runtime_error when the file cannot be written.
+void write_csv(const std::string& path, const std::vector<Record>& records, const RunInfo& info,
+               const Options& opts);
+void write_json(const std::string& path, const std::vector<Record>& records, const RunInfo& info,
+                const Options& opts);
+
+}  // namespace bench

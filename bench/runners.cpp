@@ -1,0 +1,505 @@
+// spgemm-bench: the timed pipelines of libspgemm and cuSPARSE.
+//
+// Per matrix: libspgemm runs first (warmup + reps fresh products, then
+// "numeric again" on the last plan) and its C is copied to the host and freed;
+// then cuSPARSE does the same; then the two C's are compared on the host.
+// Only one library's C is on the device at a time.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <type_traits>
+
+#include "bench.hpp"
+#include "check_csr.hpp"
+#include "util.hpp"
+
+namespace bench {
+namespace {
+
+using spgemm_test::HostCsr;
+
+// ---- device state shared by all matrices ----------------------------------------
+
+struct DeviceState {
+  cudaStream_t stream = nullptr;
+  cudaMemPool_t pool = nullptr;  // --alloc pool only
+};
+DeviceState g_dev;
+
+// Where C (and cuSPARSE's buffers) go on the device.
+MemCtx output_mem() {
+  if (g_dev.pool) return {MemKind::device_pool, g_dev.stream, g_dev.pool};
+  return {MemKind::device_malloc, g_dev.stream, nullptr};
+}
+
+template <class V>
+constexpr cudaDataType value_type() {
+  return std::is_same_v<V, double> ? CUDA_R_64F : CUDA_R_32F;
+}
+
+// Pointers and sizes of a CSR matrix, host or device (32-bit indices).
+struct CsrView {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  void* row_offsets = nullptr;
+  void* col_ind = nullptr;
+  void* values = nullptr;
+};
+
+template <class V>
+CsrView view_of(const HostCsr<V>& h) {
+  // The libraries only read A and B; their descriptors take non-const pointers.
+  return {h.rows,
+          h.cols,
+          h.nnz(),
+          const_cast<int32_t*>(h.row_offsets.data()),
+          const_cast<int32_t*>(h.col_ind.data()),
+          const_cast<V*>(h.values.data())};
+}
+
+// A device copy of an input matrix (plain cudaMalloc; not timed).
+struct DeviceCsr {
+  CsrView view;
+  Buffer row_offsets, col_ind, values;
+};
+
+template <class V>
+std::unique_ptr<DeviceCsr> upload(const HostCsr<V>& h, const char* name) {
+  const MemCtx mem{MemKind::device_malloc};
+  auto d = std::make_unique<DeviceCsr>();
+  const size_t n_off = h.row_offsets.size() * sizeof(int32_t);
+  const size_t n_ind = h.col_ind.size() * sizeof(int32_t);
+  const size_t n_val = h.values.size() * sizeof(V);
+  d->row_offsets = Buffer::allocate(mem, n_off, name);
+  d->col_ind = Buffer::allocate(mem, n_ind, name);
+  d->values = Buffer::allocate(mem, n_val, name);
+  check_cuda(cudaMemcpy(d->row_offsets.get(), h.row_offsets.data(), n_off, cudaMemcpyHostToDevice),
+             "cudaMemcpy (upload)");
+  check_cuda(cudaMemcpy(d->col_ind.get(), h.col_ind.data(), n_ind, cudaMemcpyHostToDevice),
+             "cudaMemcpy (upload)");
+  check_cuda(cudaMemcpy(d->values.get(), h.values.data(), n_val, cudaMemcpyHostToDevice),
+             "cudaMemcpy (upload)");
+  d->view = {h.rows, h.cols, h.nnz(), d->row_offsets.get(), d->col_ind.get(), d->values.get()};
+  return d;
+}
+
+// Copies a CSR result (host or device arrays) into a HostCsr.
+template <class V>
+HostCsr<V> download(int64_t rows, int64_t cols, int64_t nnz, const void* row_offsets,
+                    const void* col_ind, const void* values, bool on_host) {
+  HostCsr<V> h;
+  h.rows = rows;
+  h.cols = cols;
+  h.row_offsets.resize(static_cast<size_t>(rows) + 1);
+  h.col_ind.resize(static_cast<size_t>(nnz));
+  h.values.resize(static_cast<size_t>(nnz));
+  const size_t n_off = h.row_offsets.size() * sizeof(int32_t);
+  const size_t n_ind = h.col_ind.size() * sizeof(int32_t);
+  const size_t n_val = h.values.size() * sizeof(V);
+  if (on_host) {
+    std::memcpy(h.row_offsets.data(), row_offsets, n_off);
+    std::memcpy(h.col_ind.data(), col_ind, n_ind);
+    std::memcpy(h.values.data(), values, n_val);
+    return h;
+  }
+  check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
+  check_cuda(cudaMemcpy(h.row_offsets.data(), row_offsets, n_off, cudaMemcpyDeviceToHost),
+             "cudaMemcpy (download C)");
+  check_cuda(cudaMemcpy(h.col_ind.data(), col_ind, n_ind, cudaMemcpyDeviceToHost),
+             "cudaMemcpy (download C)");
+  check_cuda(cudaMemcpy(h.values.data(), values, n_val, cudaMemcpyDeviceToHost),
+             "cudaMemcpy (download C)");
+  return h;
+}
+
+// ---- libspgemm ---------------------------------------------------------------------
+
+SpgemmMat lib_matrix(const CsrView& m, cudaDataType vt, bool on_host, const char* what) {
+  spgemmMatDescr_t raw = nullptr;
+  check_spgemm(spgemmCreateCsr(&raw, m.rows, m.cols, m.nnz, m.row_offsets, m.col_ind, m.values,
+                               SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, vt),
+               what);
+  SpgemmMat mat(raw);
+  if (on_host)
+    check_spgemm(spgemmCsrSetMemoryType(raw, SPGEMM_MEMORY_HOST), "spgemmCsrSetMemoryType");
+  return mat;
+}
+
+// One fresh product. Members are destroyed plan first, then C's descriptor,
+// then C's arrays.
+struct LibProduct {
+  Buffer row_offsets, col_ind, values;
+  SpgemmMat c;
+  SpgemmPlan plan;
+  int64_t nnz = 0;
+};
+
+// The whole user-visible pipeline for C = A * B, marks 0..5 on the timeline.
+template <class V>
+LibTimes lib_pipeline(spgemmHandle_t handle, spgemmMatDescr_t a, spgemmMatDescr_t b, int64_t m,
+                      int64_t n, bool on_host, const MemCtx& mem, Timeline& tl, LibProduct& out) {
+  const cudaDataType vt = value_type<V>();
+  const V alpha = 1;
+  tl.mark(0);
+  out.row_offsets =
+      Buffer::allocate(mem, (static_cast<size_t>(m) + 1) * sizeof(int32_t), "C row offsets");
+  out.c = lib_matrix({m, n, 0, out.row_offsets.get(), nullptr, nullptr}, vt, on_host,
+                     "spgemmCreateCsr(C)");
+  spgemmPlan_t plan = nullptr;
+  check_spgemm(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                SPGEMM_OPERATION_NON_TRANSPOSE, a, b, out.c.get(), vt),
+               "spgemmPlanCreate");
+  out.plan.reset(plan);
+  tl.mark(1);
+  check_spgemm(spgemmAnalyze(handle, plan), "spgemmAnalyze");
+  tl.mark(2);
+  check_spgemm(spgemmSymbolic(handle, plan, &out.nnz), "spgemmSymbolic");
+  tl.mark(3);
+  const size_t nnz = static_cast<size_t>(out.nnz);
+  out.col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
+  out.values = Buffer::allocate(mem, nnz * sizeof(V), "C values");
+  check_spgemm(
+      spgemmCsrSetPointers(out.c.get(), out.row_offsets.get(), out.col_ind.get(), out.values.get()),
+      "spgemmCsrSetPointers");
+  tl.mark(4);
+  check_spgemm(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric");
+  tl.mark(5);
+  tl.finish(5);
+
+  LibTimes t;
+  t.setup = tl.ms(0, 1);
+  t.analyze = tl.ms(1, 2);
+  t.symbolic = tl.ms(2, 3);
+  t.alloc = tl.ms(3, 4);
+  t.numeric = tl.ms(4, 5);
+  t.total = tl.ms(0, 5);
+  return t;
+}
+
+// Runs libspgemm on a (host or device) A and B; fills rec.lib*, nnz_c and
+// c_bytes. When result is given, C is copied there.
+template <class V>
+void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& opts, Record& rec,
+             HostCsr<V>* result) {
+  const cudaDataType vt = value_type<V>();
+  const MemCtx mem = on_host ? MemCtx{MemKind::host} : output_mem();
+  Timeline tl(!on_host, g_dev.stream);
+
+  spgemmHandle_t raw_handle = nullptr;
+  check_spgemm(spgemmCreate(&raw_handle), "spgemmCreate");
+  SpgemmHandle handle(raw_handle);
+  if (!on_host) check_spgemm(spgemmSetStream(raw_handle, g_dev.stream), "spgemmSetStream");
+  SpgemmMat mat_a = lib_matrix(a, vt, on_host, "spgemmCreateCsr(A)");
+  SpgemmMat mat_b = lib_matrix(b, vt, on_host, "spgemmCreateCsr(B)");
+
+  std::vector<double> setup, analyze, symbolic, alloc, numeric, total;
+  size_t peak = 0;
+  std::unique_ptr<LibProduct> kept;  // the last product, for "numeric again"
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    kept.reset();  // a fresh product each time: the previous C is freed first
+    if (!on_host) check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
+    auto product = std::make_unique<LibProduct>();
+    check_spgemm(spgemmResetPeakMemoryUsage(raw_handle), "spgemmResetPeakMemoryUsage");
+    const LibTimes t = lib_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
+                                       on_host, mem, tl, *product);
+    if (rep >= opts.warmup) {
+      setup.push_back(t.setup);
+      analyze.push_back(t.analyze);
+      symbolic.push_back(t.symbolic);
+      alloc.push_back(t.alloc);
+      numeric.push_back(t.numeric);
+      total.push_back(t.total);
+      size_t current = 0, rep_peak = 0;
+      check_spgemm(spgemmGetMemoryUsage(raw_handle, &current, &rep_peak), "spgemmGetMemoryUsage");
+      peak = std::max(peak, rep_peak);
+    }
+    kept = std::move(product);
+  }
+  rec.lib.setup = median(setup);
+  rec.lib.analyze = median(analyze);
+  rec.lib.symbolic = median(symbolic);
+  rec.lib.alloc = median(alloc);
+  rec.lib.numeric = median(numeric);
+  rec.lib.total = median(total);
+  rec.lib_peak_bytes = static_cast<int64_t>(peak);
+  rec.nnz_c = kept->nnz;
+  rec.c_bytes = (a.rows + 1) * 4 + kept->nnz * static_cast<int64_t>(4 + sizeof(V));
+
+  // The numeric phase alone, on the existing plan (same values again).
+  const V alpha = 1;
+  std::vector<double> again;
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    tl.mark(0);
+    check_spgemm(spgemmNumeric(raw_handle, kept->plan.get(), &alpha), "spgemmNumeric (again)");
+    tl.mark(1);
+    tl.finish(1);
+    if (rep >= opts.warmup) again.push_back(tl.ms(0, 1));
+  }
+  rec.lib_numeric_again = median(again);
+
+  if (result) {
+    *result = download<V>(a.rows, b.cols, kept->nnz, kept->row_offsets.get(), kept->col_ind.get(),
+                          kept->values.get(), on_host);
+  }
+}
+
+// ---- cuSPARSE ------------------------------------------------------------------------
+
+CusparseMat cusparse_matrix(const CsrView& m, cudaDataType vt) {
+  cusparseSpMatDescr_t raw = nullptr;
+  check_cusparse(
+      cusparseCreateCsr(&raw, m.rows, m.cols, m.nnz, m.row_offsets, m.col_ind, m.values,
+                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt),
+      "cusparseCreateCsr");
+  return CusparseMat(raw);
+}
+
+struct CusparseProduct {
+  Buffer buffer1, buffer2, row_offsets, col_ind, values;
+  CusparseMat c;
+  CusparseSpgemm descr;
+  int64_t nnz = 0;
+  size_t size1 = 0, size2 = 0;
+};
+
+// The generic-API pipeline as its documentation lays it out, marks 0..5.
+template <class V>
+CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
+                                cusparseSpMatDescr_t b, int64_t m, int64_t n, const MemCtx& mem,
+                                Timeline& tl, CusparseProduct& out) {
+  const cudaDataType vt = value_type<V>();
+  const V alpha = 1, beta = 0;
+  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+  tl.mark(0);
+  out.c = cusparse_matrix({m, n, 0, nullptr, nullptr, nullptr}, vt);
+  cusparseSpGEMMDescr_t raw = nullptr;
+  check_cusparse(cusparseSpGEMM_createDescr(&raw), "cusparseSpGEMM_createDescr");
+  out.descr.reset(raw);
+  cusparseSpMatDescr_t c = out.c.get();
+  tl.mark(1);
+  check_cusparse(cusparseSpGEMM_workEstimation(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw,
+                                               &out.size1, nullptr),
+                 "cusparseSpGEMM_workEstimation (size)");
+  out.buffer1 = Buffer::allocate(mem, out.size1, "cuSPARSE buffer 1");
+  check_cusparse(cusparseSpGEMM_workEstimation(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw,
+                                               &out.size1, out.buffer1.get()),
+                 "cusparseSpGEMM_workEstimation");
+  tl.mark(2);
+  check_cusparse(cusparseSpGEMM_compute(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw,
+                                        &out.size2, nullptr),
+                 "cusparseSpGEMM_compute (size)");
+  out.buffer2 = Buffer::allocate(mem, out.size2, "cuSPARSE buffer 2");
+  check_cusparse(cusparseSpGEMM_compute(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw,
+                                        &out.size2, out.buffer2.get()),
+                 "cusparseSpGEMM_compute");
+  tl.mark(3);
+  int64_t rows = 0, cols = 0;
+  check_cusparse(cusparseSpMatGetSize(c, &rows, &cols, &out.nnz), "cusparseSpMatGetSize");
+  const size_t nnz = static_cast<size_t>(out.nnz);
+  out.row_offsets =
+      Buffer::allocate(mem, (static_cast<size_t>(m) + 1) * sizeof(int32_t), "C row offsets");
+  out.col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
+  out.values = Buffer::allocate(mem, nnz * sizeof(V), "C values");
+  check_cusparse(
+      cusparseCsrSetPointers(c, out.row_offsets.get(), out.col_ind.get(), out.values.get()),
+      "cusparseCsrSetPointers");
+  tl.mark(4);
+  check_cusparse(cusparseSpGEMM_copy(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw),
+                 "cusparseSpGEMM_copy");
+  tl.mark(5);
+  tl.finish(5);
+
+  CusparseTimes t;
+  t.setup = tl.ms(0, 1);
+  t.work = tl.ms(1, 2);
+  t.compute = tl.ms(2, 3);
+  t.alloc = tl.ms(3, 4);
+  t.copy = tl.ms(4, 5);
+  t.total = tl.ms(0, 5);
+  return t;
+}
+
+template <class V>
+void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Record& rec,
+                  HostCsr<V>& result) {
+  const cudaDataType vt = value_type<V>();
+  const MemCtx mem = output_mem();
+  Timeline tl(true, g_dev.stream);
+
+  cusparseHandle_t raw_handle = nullptr;
+  check_cusparse(cusparseCreate(&raw_handle), "cusparseCreate");
+  CusparseHandle handle(raw_handle);
+  check_cusparse(cusparseSetStream(raw_handle, g_dev.stream), "cusparseSetStream");
+  CusparseMat mat_a = cusparse_matrix(a, vt);
+  CusparseMat mat_b = cusparse_matrix(b, vt);
+
+  std::vector<double> setup, work, compute, alloc, copy, total;
+  std::unique_ptr<CusparseProduct> kept;
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    kept.reset();
+    check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
+    auto product = std::make_unique<CusparseProduct>();
+    const CusparseTimes t = cusparse_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows,
+                                                 b.cols, mem, tl, *product);
+    if (rep >= opts.warmup) {
+      setup.push_back(t.setup);
+      work.push_back(t.work);
+      compute.push_back(t.compute);
+      alloc.push_back(t.alloc);
+      copy.push_back(t.copy);
+      total.push_back(t.total);
+    }
+    kept = std::move(product);
+  }
+  rec.cus.setup = median(setup);
+  rec.cus.work = median(work);
+  rec.cus.compute = median(compute);
+  rec.cus.alloc = median(alloc);
+  rec.cus.copy = median(copy);
+  rec.cus.total = median(total);
+  rec.cus_nnz_c = kept->nnz;
+  rec.cus_buffer1_bytes = static_cast<int64_t>(kept->size1);
+  rec.cus_buffer2_bytes = static_cast<int64_t>(kept->size2);
+  rec.cus_peak_bytes = rec.cus_buffer1_bytes + rec.cus_buffer2_bytes;
+
+  result = download<V>(a.rows, b.cols, kept->nnz, kept->row_offsets.get(), kept->col_ind.get(),
+                       kept->values.get(), false);
+}
+
+// After a failure: drop a non-sticky CUDA error so the next calls start clean.
+void clear_cuda_error(const RunInfo& info) {
+  if (!info.have_gpu) return;
+  cudaStreamSynchronize(g_dev.stream);
+  cudaGetLastError();
+}
+
+template <class V>
+void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Record& rec) {
+  // Inputs in the requested precision (a converted copy only for float).
+  HostCsr<V> conv_a, conv_b;
+  const HostCsr<V>* ha;
+  const HostCsr<V>* hb;
+  if constexpr (std::is_same_v<V, double>) {
+    ha = &p.a;
+    hb = &p.b();
+  } else {
+    conv_a = spgemm_test::convert_values<V>(p.a);
+    if (p.b_is_transpose) conv_b = spgemm_test::convert_values<V>(p.at);
+    ha = &conv_a;
+    hb = p.b_is_transpose ? &conv_b : &conv_a;
+  }
+
+  const bool lib_on_device = !info.lib_on_host;
+  const bool run_cus = info.have_gpu && !opts.no_cusparse;
+
+  // Device copies of A and B (B = A shares A's arrays).
+  std::unique_ptr<DeviceCsr> da, db;
+  std::string upload_error;
+  if (lib_on_device || run_cus) {
+    try {
+      da = upload(*ha, "A");
+      if (p.b_is_transpose) db = upload(*hb, "A^T");
+    } catch (const std::exception& e) {
+      upload_error = fmt::format("uploading the inputs: {}", e.what());
+      clear_cuda_error(info);
+    }
+  }
+  const CsrView dev_a = da ? da->view : CsrView{};
+  const CsrView dev_b = db ? db->view : dev_a;
+
+  HostCsr<V> lib_c, cus_c;
+  rec.lib_ran = true;
+  try {
+    if (lib_on_device && !upload_error.empty()) throw BenchError(upload_error);
+    if (lib_on_device)
+      run_lib<V>(dev_a, dev_b, false, opts, rec, run_cus ? &lib_c : nullptr);
+    else
+      run_lib<V>(view_of(*ha), view_of(*hb), true, opts, rec, run_cus ? &lib_c : nullptr);
+    rec.lib_ok = true;
+  } catch (const std::exception& e) {
+    rec.lib_error = e.what();
+    fmt::print(stderr, "  libspgemm FAILED: {}\n", rec.lib_error);
+    clear_cuda_error(info);
+  }
+
+  if (run_cus) {
+    rec.cus_ran = true;
+    try {
+      if (!upload_error.empty()) throw BenchError(upload_error);
+      run_cusparse<V>(dev_a, dev_b, opts, rec, cus_c);
+      rec.cus_ok = true;
+      if (!rec.lib_ok) {
+        rec.nnz_c = rec.cus_nnz_c;
+        rec.c_bytes = (p.a.rows + 1) * 4 + rec.cus_nnz_c * static_cast<int64_t>(4 + sizeof(V));
+      }
+    } catch (const std::exception& e) {
+      rec.cus_error = e.what();
+      fmt::print(stderr, "  cuSPARSE failed: {}\n", rec.cus_error);
+      clear_cuda_error(info);
+    }
+  }
+
+  if (rec.lib_ok && rec.cus_ok) {
+    const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
+    const Agreement cmp = check_agreement(lib_c, cus_c, tol);
+    rec.check = cmp.agree ? Check::agree : Check::disagree;
+    rec.check_message = cmp.message;
+    rec.max_rel_diff = cmp.max_rel_diff;
+    rec.max_row_scaled_diff = cmp.max_row_scaled_diff;
+  }
+}
+
+}  // namespace
+
+void device_setup(const Options& opts) {
+  check_cuda(cudaSetDevice(opts.device), "cudaSetDevice");
+  check_cuda(cudaStreamCreateWithFlags(&g_dev.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (opts.alloc == AllocMode::pool) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = opts.device;
+    check_cuda(cudaMemPoolCreate(&g_dev.pool, &props), "cudaMemPoolCreate");
+    // Keep freed memory in the pool (until trimmed between matrices), so a
+    // timed allocation is what an application with a warm pool sees.
+    uint64_t keep = UINT64_MAX;
+    check_cuda(cudaMemPoolSetAttribute(g_dev.pool, cudaMemPoolAttrReleaseThreshold, &keep),
+               "cudaMemPoolSetAttribute");
+  }
+}
+
+void device_teardown() {
+  if (g_dev.stream) cudaStreamSynchronize(g_dev.stream);
+  if (g_dev.pool) cudaMemPoolDestroy(g_dev.pool);
+  if (g_dev.stream) cudaStreamDestroy(g_dev.stream);
+  g_dev = {};
+}
+
+bool device_between_matrices(std::string* why) {
+  cudaGetLastError();  // a non-sticky error is already reported
+  cudaError_t err = cudaStreamSynchronize(g_dev.stream);
+  if (err == cudaSuccess && g_dev.pool) err = cudaMemPoolTrimTo(g_dev.pool, 0);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err == cudaSuccess) return true;
+  if (why) *why = fmt::format("{} ({})", cudaGetErrorName(err), cudaGetErrorString(err));
+  return false;
+}
+
+void run_problem(const Problem& problem, const Options& opts, const RunInfo& info, Record& rec) {
+  try {
+    if (opts.precision == Precision::f64)
+      run_typed<double>(problem, opts, info, rec);
+    else
+      run_typed<float>(problem, opts, info, rec);
+  } catch (const std::exception& e) {  // e.g. host memory for the float copies
+    rec.lib_ran = true;
+    if (rec.lib_error.empty()) rec.lib_error = e.what();
+    rec.lib_ok = false;
+  }
+}
+
+}  // namespace bench

@@ -1,0 +1,133 @@
+#include "util.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+
+namespace bench {
+
+void check_cuda(cudaError_t err, const char* what) {
+  if (err == cudaSuccess) return;
+  throw BenchError(
+      fmt::format("{} failed: {} ({})", what, cudaGetErrorName(err), cudaGetErrorString(err)));
+}
+
+void check_cusparse(cusparseStatus_t status, const char* what) {
+  if (status == CUSPARSE_STATUS_SUCCESS) return;
+  throw BenchError(fmt::format("{} failed: {} ({})", what, cusparseGetErrorName(status),
+                               cusparseGetErrorString(status)));
+}
+
+void check_spgemm(spgemmStatus_t status, const char* what) {
+  if (status == SPGEMM_STATUS_SUCCESS) return;
+  const char* detail = spgemmGetLastErrorMessage();
+  throw BenchError(fmt::format("{} failed: {} ({}){}{}", what, spgemmGetErrorName(status),
+                               spgemmGetErrorString(status), (detail && *detail) ? ": " : "",
+                               detail ? detail : ""));
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+// ---- Buffer --------------------------------------------------------------------
+
+Buffer Buffer::allocate(const MemCtx& mem, size_t bytes, const char* what) {
+  Buffer b;
+  b.bytes_ = std::max<size_t>(bytes, 1);
+  b.kind_ = mem.kind;
+  b.stream_ = mem.stream;
+  cudaError_t err = cudaSuccess;
+  const char* call = "";
+  switch (mem.kind) {
+    case MemKind::host:
+      b.ptr_ = std::malloc(b.bytes_);
+      if (!b.ptr_)
+        throw BenchError(fmt::format("malloc of {} ({}) failed", what, format_bytes(bytes)));
+      return b;
+    case MemKind::device_malloc:
+      call = "cudaMalloc";
+      err = cudaMalloc(&b.ptr_, b.bytes_);
+      break;
+    case MemKind::device_pool:
+      call = "cudaMallocFromPoolAsync";
+      err = cudaMallocFromPoolAsync(&b.ptr_, b.bytes_, mem.pool, mem.stream);
+      break;
+  }
+  if (err != cudaSuccess) {
+    b.ptr_ = nullptr;
+    cudaGetLastError();  // not sticky: clear it
+    throw BenchError(fmt::format("{} of {} ({}) failed: {} ({})", call, what, format_bytes(bytes),
+                                 cudaGetErrorName(err), cudaGetErrorString(err)));
+  }
+  return b;
+}
+
+void Buffer::reset() noexcept {
+  if (!ptr_) return;
+  switch (kind_) {
+    case MemKind::host:
+      std::free(ptr_);
+      break;
+    case MemKind::device_malloc:
+      cudaFree(ptr_);
+      break;
+    case MemKind::device_pool:
+      cudaFreeAsync(ptr_, stream_);
+      break;
+  }
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+void Buffer::swap(Buffer& other) noexcept {
+  std::swap(ptr_, other.ptr_);
+  std::swap(bytes_, other.bytes_);
+  std::swap(kind_, other.kind_);
+  std::swap(stream_, other.stream_);
+}
+
+// ---- Timeline ------------------------------------------------------------------
+
+Timeline::Timeline(bool device, cudaStream_t stream) : device_(device), stream_(stream) {
+  if (!device_) return;
+  for (auto& e : events_) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+}
+
+Timeline::~Timeline() {
+  for (auto e : events_)
+    if (e) cudaEventDestroy(e);
+}
+
+void Timeline::mark(int i) {
+  if (device_)
+    check_cuda(cudaEventRecord(events_[i], stream_), "cudaEventRecord");
+  else
+    times_[i] = std::chrono::steady_clock::now();
+}
+
+void Timeline::finish(int last) {
+  if (device_) check_cuda(cudaEventSynchronize(events_[last]), "cudaEventSynchronize");
+}
+
+double Timeline::ms(int from, int to) const {
+  if (!device_) return std::chrono::duration<double, std::milli>(times_[to] - times_[from]).count();
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, events_[from], events_[to]), "cudaEventElapsedTime");
+  return ms;
+}
+
+}  // namespace bench

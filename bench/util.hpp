@@ -1,0 +1,128 @@
+// spgemm-bench: error checks, owning buffers, timers and RAII wrappers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <spgemm/spgemm.h>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// A failed CUDA / cuSPARSE / libspgemm call, or an allocation that failed.
+struct BenchError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Each throws BenchError naming the call and the error.
+void check_cuda(cudaError_t err, const char* what);
+void check_cusparse(cusparseStatus_t status, const char* what);
+void check_spgemm(spgemmStatus_t status, const char* what);
+
+double median(std::vector<double> v);    // NaN for an empty vector
+std::string format_bytes(double bytes);  // "12.3 MB"
+
+// ---- memory ------------------------------------------------------------------
+
+enum class MemKind { host, device_malloc, device_pool };
+
+// Where and how buffers are allocated.
+struct MemCtx {
+  MemKind kind = MemKind::host;
+  cudaStream_t stream = nullptr;  // device_pool: the stream allocations are ordered on
+  cudaMemPool_t pool = nullptr;   // device_pool only
+};
+
+// An owning, move-only buffer (at least one byte, so it is never null).
+// device_pool: cudaMallocFromPoolAsync / cudaFreeAsync on the stream;
+// device_malloc: cudaMalloc / cudaFree; host: malloc / free (not touched).
+class Buffer {
+ public:
+  Buffer() = default;
+  static Buffer allocate(const MemCtx& mem, size_t bytes, const char* what);
+  ~Buffer() { reset(); }
+  Buffer(Buffer&& other) noexcept { swap(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
+    Buffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void reset() noexcept;
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void swap(Buffer& other) noexcept;
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+  MemKind kind_ = MemKind::host;
+  cudaStream_t stream_ = nullptr;
+};
+
+// ---- timing ------------------------------------------------------------------
+
+// Marks points of a pipeline: CUDA events recorded on a stream (device) or
+// std::chrono::steady_clock (host). finish() waits for the last mark.
+class Timeline {
+ public:
+  static constexpr int kMarks = 6;
+  Timeline(bool device, cudaStream_t stream);
+  ~Timeline();
+  Timeline(const Timeline&) = delete;
+  Timeline& operator=(const Timeline&) = delete;
+
+  void mark(int i);
+  void finish(int last);
+  double ms(int from, int to) const;
+
+ private:
+  bool device_;
+  cudaStream_t stream_;
+  std::array<cudaEvent_t, kMarks> events_{};
+  std::array<std::chrono::steady_clock::time_point, kMarks> times_{};
+};
+
+// ---- RAII for library objects --------------------------------------------------
+
+struct SpgemmHandleDeleter {
+  void operator()(spgemmHandle_t h) const noexcept { spgemmDestroy(h); }
+};
+struct SpgemmMatDeleter {
+  void operator()(spgemmMatDescr_t m) const noexcept { spgemmDestroyMatrix(m); }
+};
+struct SpgemmPlanDeleter {
+  void operator()(spgemmPlan_t p) const noexcept { spgemmPlanDestroy(p); }
+};
+using SpgemmHandle = std::unique_ptr<spgemmContext, SpgemmHandleDeleter>;
+using SpgemmMat = std::unique_ptr<spgemmMatrix, SpgemmMatDeleter>;
+using SpgemmPlan = std::unique_ptr<spgemmPlanObject, SpgemmPlanDeleter>;
+
+struct CusparseHandleDeleter {
+  void operator()(cusparseHandle_t h) const noexcept { cusparseDestroy(h); }
+};
+struct CusparseMatDeleter {
+  void operator()(cusparseSpMatDescr_t m) const noexcept { cusparseDestroySpMat(m); }
+};
+struct CusparseSpgemmDeleter {
+  void operator()(cusparseSpGEMMDescr_t d) const noexcept { cusparseSpGEMM_destroyDescr(d); }
+};
+using CusparseHandle =
+    std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, CusparseHandleDeleter>;
+using CusparseMat =
+    std::unique_ptr<std::remove_pointer_t<cusparseSpMatDescr_t>, CusparseMatDeleter>;
+using CusparseSpgemm =
+    std::unique_ptr<std::remove_pointer_t<cusparseSpGEMMDescr_t>, CusparseSpgemmDeleter>;
+
+}  // namespace bench

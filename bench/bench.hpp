@@ -2,7 +2,7 @@
 //
 //   spgemm_bench.cpp  command line, inputs, main loop
 //   runners.cpp       libspgemm (device and host backend) and cuSPARSE runs
-//   check_csr.hpp     the agreement check of two C's
+//   (the agreement check of two C's is tests/support/agreement.hpp)
 //   report.cpp        table on stdout, CSV and JSON files
 //   util.hpp/.cpp     error checks, buffers, timers
 #pragma once

@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "bench.hpp"
-#include "check_csr.hpp"
+#include "agreement.hpp"
 #include "util.hpp"
 
 namespace bench {
@@ -445,7 +445,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
 
   if (rec.lib_ok && rec.cus_ok) {
     const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
-    const Agreement cmp = check_agreement(lib_c, cus_c, tol);
+    const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, cus_c, tol);
     rec.check = cmp.agree ? Check::agree : Check::disagree;
     rec.check_message = cmp.message;
     rec.max_rel_diff = cmp.max_rel_diff;

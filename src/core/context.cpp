@@ -50,10 +50,9 @@ Context::~Context() {
   if (!has_device()) return;
   DeviceGuard guard(*this);
   if (pinned_) cudaFreeHost(pinned_);
-  if (pool_) {
-    cudaStreamSynchronize(stream_);  // outstanding stream-ordered frees must land first
-    cudaMemPoolDestroy(pool_);
-  }
+  // No synchronization here (the caller's stream may already be gone): a pool
+  // with frees still in flight is released by the driver once they land.
+  if (pool_) cudaMemPoolDestroy(pool_);
 }
 
 void* Context::allocate(size_t bytes) {

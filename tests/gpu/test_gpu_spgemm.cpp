@@ -81,20 +81,22 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
   }
 }
 
-TEST_CASE("GPU SpGEMM runs on a user stream and leaves the current device alone", "[gpu]") {
-  Handle handle;
+TEST_CASE("GPU SpGEMM runs on a user stream", "[gpu]") {
   cudaStream_t stream = nullptr;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  REQUIRE(spgemmSetStream(handle.h, stream) == SPGEMM_STATUS_SUCCESS);
-  cudaStream_t back = nullptr;
-  REQUIRE(spgemmGetStream(handle.h, &back) == SPGEMM_STATUS_SUCCESS);
-  CHECK(back == stream);
-  const auto A = generate("poisson2d:60");
-  check_product<double>(handle.h, A, A, 1.0, "poisson2d:60 on a stream");
-  size_t current = 0, peak = 0;
-  REQUIRE(spgemmGetMemoryUsage(handle.h, &current, &peak) == SPGEMM_STATUS_SUCCESS);
-  CHECK(peak > 0);
-  CHECK(current <= peak);
+  {
+    Handle handle;  // destroyed before the stream it uses
+    REQUIRE(spgemmSetStream(handle.h, stream) == SPGEMM_STATUS_SUCCESS);
+    cudaStream_t back = nullptr;
+    REQUIRE(spgemmGetStream(handle.h, &back) == SPGEMM_STATUS_SUCCESS);
+    CHECK(back == stream);
+    const auto A = generate("poisson2d:60");
+    check_product<double>(handle.h, A, A, 1.0, "poisson2d:60 on a stream");
+    size_t current = 0, peak = 0;
+    REQUIRE(spgemmGetMemoryUsage(handle.h, &current, &peak) == SPGEMM_STATUS_SUCCESS);
+    CHECK(peak > 0);
+    CHECK(current <= peak);
+  }
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }
 

@@ -1,4 +1,4 @@
-// spgemm-bench: do two C's (libspgemm's and cuSPARSE's) agree?
+// Do two GPU results (libspgemm's and cuSPARSE's) agree?
 //
 // Structure must be identical (both libraries return rows sorted by column).
 // Values are compared row-wise: entry (i, j) agrees when
@@ -17,7 +17,7 @@
 
 #include "csr_host.hpp"
 
-namespace bench {
+namespace spgemm_test {
 
 struct Agreement {
   bool agree = false;
@@ -82,4 +82,4 @@ Agreement check_agreement(const spgemm_test::HostCsr<V>& x, const spgemm_test::H
   return r;
 }
 
-}  // namespace bench
+}  // namespace spgemm_test

@@ -9,8 +9,9 @@
 
 #include <memory>
 
+// Shared with the plans created from it (see Plan).
 struct spgemmContext {
-  spgemm::Context ctx;
+  std::shared_ptr<spgemm::Context> ctx = std::make_shared<spgemm::Context>();
 };
 
 struct spgemmMatrix {

@@ -105,7 +105,7 @@ SPGEMM_API spgemmStatus_t spgemmDestroy(spgemmHandle_t handle) {
 SPGEMM_API spgemmStatus_t spgemmSetStream(spgemmHandle_t handle, cudaStream_t stream) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx.set_stream(stream);
+    handle->ctx->set_stream(stream);
   });
 }
 
@@ -113,7 +113,7 @@ SPGEMM_API spgemmStatus_t spgemmGetStream(spgemmHandle_t handle, cudaStream_t* s
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(stream, "stream");
-    *stream = handle->ctx.stream();
+    *stream = handle->ctx->stream();
   });
 }
 
@@ -123,15 +123,15 @@ SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* cu
     require_object(handle, "handle");
     if (!currentBytes && !peakBytes)
       fail(SPGEMM_STATUS_INVALID_VALUE, "currentBytes and peakBytes are both NULL");
-    if (currentBytes) *currentBytes = handle->ctx.used_bytes();
-    if (peakBytes) *peakBytes = handle->ctx.peak_bytes();
+    if (currentBytes) *currentBytes = handle->ctx->used_bytes();
+    if (peakBytes) *peakBytes = handle->ctx->peak_bytes();
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx.reset_peak();
+    handle->ctx->reset_peak();
   });
 }
 

@@ -106,8 +106,8 @@ SPGEMM_API spgemmStatus_t spgemmCreate(spgemmHandle_t* handle);
 SPGEMM_API spgemmStatus_t spgemmDestroy(spgemmHandle_t handle); /* NULL ok */
 SPGEMM_API spgemmStatus_t spgemmSetStream(spgemmHandle_t handle, cudaStream_t stream);
 SPGEMM_API spgemmStatus_t spgemmGetStream(spgemmHandle_t handle, cudaStream_t* stream);
-/* Device workspace held by the handle's memory pool now, and its peak since
- * the handle was created or the peak was last reset. */
+/* Device workspace in use from the handle's memory pool now, and its peak
+ * since the handle was created or the peak was last reset. */
 SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* currentBytes,
                                                size_t* peakBytes);
 SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle);
@@ -133,7 +133,7 @@ SPGEMM_API spgemmStatus_t spgemmCsrGetMemoryType(spgemmConstMatDescr_t mat,
 
 /* ---- a plan for C = alpha * op(A) * op(B) ------------------------------ */
 /* The plan keeps the three descriptors (not copies): they must outlive it.
- * A plan is used by one thread at a time. */
+ * A handle and its plans are used by one host thread at a time. */
 SPGEMM_API spgemmStatus_t spgemmPlanCreate(spgemmHandle_t handle, spgemmPlan_t* plan,
                                            spgemmOperation_t opA, spgemmOperation_t opB,
                                            spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
@@ -147,7 +147,8 @@ SPGEMM_API spgemmStatus_t spgemmSymbolic(spgemmHandle_t handle, spgemmPlan_t pla
                                          int64_t* nnzC);
 /* Fills C's column indices (sorted in every row) and values. alpha points to
  * a host value of the compute type. May be called again after the values of
- * A and B changed (same structure): only values are recomputed. */
+ * A and B changed (same structure): the analysis and symbolic phases are not
+ * repeated. Asynchronous on the handle's stream. */
 SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan,
                                         const void* alpha);
 

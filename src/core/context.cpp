@@ -43,7 +43,13 @@ Context::Context() {
   props.location.id = device_;
   SPGEMM_CUDA_CHECK(cudaMemPoolCreate(&pool_, &props));
   uint64_t keep_all = UINT64_MAX;
-  SPGEMM_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_all));
+  const cudaError_t err_threshold =
+      cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep_all);
+  if (err_threshold != cudaSuccess) {
+    cudaMemPoolDestroy(pool_);  // the destructor does not run for a throwing constructor
+    pool_ = nullptr;
+    SPGEMM_CUDA_CHECK(err_threshold);
+  }
 }
 
 Context::~Context() {
@@ -97,10 +103,10 @@ void* Context::pinned_scratch(size_t bytes) {
   return pinned_;
 }
 
-Context::DeviceGuard::DeviceGuard(const Context& ctx) {
+Context::DeviceGuard::DeviceGuard(const Context& ctx) noexcept {
   if (!ctx.has_device()) return;
   if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-  if (previous_ != ctx.device()) SPGEMM_CUDA_CHECK(cudaSetDevice(ctx.device()));
+  if (previous_ != ctx.device()) cudaSetDevice(ctx.device());
 }
 
 Context::DeviceGuard::~DeviceGuard() {

@@ -45,10 +45,12 @@ class Context {
   // Small pinned host buffer for the one device->host readback per product.
   void* pinned_scratch(size_t bytes);
 
-  // Makes the handle's device current for the duration of a call.
+  // Makes the handle's device current for the duration of a call. Never
+  // throws (it also runs in destructors): if the switch fails, the CUDA calls
+  // that follow fail and report it.
   class DeviceGuard {
    public:
-    explicit DeviceGuard(const Context& ctx);
+    explicit DeviceGuard(const Context& ctx) noexcept;
     ~DeviceGuard();
 
    private:

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace spgemm {
 
@@ -46,9 +47,9 @@ std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
 
 }  // namespace
 
-Plan::Plan(Context& ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
-           const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type)
-    : ctx_(ctx), A_(A), B_(B), C_(C) {
+Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
+           const MatrixDesc* A, const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type)
+    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), C_(C) {
   if (op_a != SPGEMM_OPERATION_NON_TRANSPOSE || op_b != SPGEMM_OPERATION_NON_TRANSPOSE)
     fail(SPGEMM_STATUS_NOT_SUPPORTED, "only non-transposed operands are supported");
   if (A->value_type != compute_type || B->value_type != compute_type ||
@@ -64,28 +65,37 @@ Plan::Plan(Context& ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const M
   if (A->memory != B->memory || A->memory != C->memory)
     fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
   check_inputs();
-  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(ctx, A->memory)
-                                       : make_engine<double>(ctx, A->memory);
+  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(*ctx_, memory_)
+                                       : make_engine<double>(*ctx_, memory_);
+}
+
+Plan::~Plan() {
+  Context::DeviceGuard guard(*ctx_);  // the workspace is freed on the handle's device
+  engine_.reset();
 }
 
 void Plan::check_inputs() const {
+  if (A_->memory != memory_ || B_->memory != memory_ || C_->memory != memory_)
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         "the memory type of A, B or C changed after spgemmPlanCreate");
   require_operand_arrays(*A_, "A");
   require_operand_arrays(*B_, "B");
 }
 
 void Plan::analyze() {
   check_inputs();
-  Context::DeviceGuard guard(ctx_);
+  Context::DeviceGuard guard(*ctx_);
+  stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
   engine_->analyze(*A_, *B_);
   stage_ = Stage::analyzed;
 }
 
 int64_t Plan::symbolic() {
-  if (stage_ == Stage::created) analyze();
   check_inputs();
   require(C_->row_offsets != nullptr, SPGEMM_STATUS_INVALID_VALUE,
           "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
-  Context::DeviceGuard guard(ctx_);
+  if (stage_ == Stage::created) analyze();
+  Context::DeviceGuard guard(*ctx_);
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
   const int64_t nnz = engine_->symbolic(*A_, *B_, *C_);
   if (nnz > std::numeric_limits<int32_t>::max())
@@ -103,7 +113,7 @@ void Plan::numeric(const void* alpha) {
   check_inputs();
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
-  Context::DeviceGuard guard(ctx_);
+  Context::DeviceGuard guard(*ctx_);
   engine_->numeric(*A_, *B_, *C_, alpha);
 }
 

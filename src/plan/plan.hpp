@@ -12,8 +12,15 @@ namespace spgemm {
 
 class Plan {
  public:
-  Plan(Context& ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
+  // The plan shares ownership of the context: its workspace lives in the
+  // context's pool, so a handle destroyed before its plans stays alive until
+  // the last plan is gone.
+  Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
        const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type);
+
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
 
   void analyze();
   int64_t symbolic();
@@ -23,7 +30,8 @@ class Plan {
   enum class Stage { created, analyzed, symbolic_done };
   void check_inputs() const;
 
-  Context& ctx_;
+  std::shared_ptr<Context> ctx_;
+  spgemmMemoryType_t memory_;
   const MatrixDesc* A_;
   const MatrixDesc* B_;
   MatrixDesc* C_;

@@ -115,20 +115,15 @@ int parse_int(const std::string& option, const std::string& text, int min_value)
 }
 
 std::vector<std::string> matrix_files_in(const std::string& dir) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
+  if (!std::filesystem::is_directory(dir, ec))
     throw UsageError(fmt::format("--dir: '{}' is not a directory", dir));
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file(ec) && (ends_with(name, ".mtx") || ends_with(name, ".mtx.gz")))
-      files.push_back(entry.path().string());
+  try {
+    files = spgemm_test::matrix_market_files(dir);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("--dir: {}", e.what()));
   }
-  if (ec) throw UsageError(fmt::format("--dir: cannot list '{}': {}", dir, ec.message()));
-  std::sort(files.begin(), files.end(), [](const std::string& x, const std::string& y) {
-    return fs::path(x).filename() < fs::path(y).filename();
-  });
   if (files.empty())
     fmt::print(stderr, "spgemm-bench: warning: no *.mtx / *.mtx.gz in '{}'\n", dir);
   return files;

@@ -30,17 +30,7 @@ namespace {
 // landmark (545M products) would take minutes in the serial oracle.
 constexpr int64_t kMaxProducts = 60'000'000;
 
-std::vector<std::string> matrix_files() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (fs::directory_iterator it(SPGEMM_MATRIX_DIR, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".mtx.gz") == 0)
-      files.push_back(it->path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> matrix_files() { return matrix_market_files(SPGEMM_MATRIX_DIR); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <system_error>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -349,6 +351,24 @@ void write_matrix_market(const std::string& path, const HostCsr<double>& a) {
   const bool write_failed = std::ferror(f) != 0;
   if (std::fclose(f) != 0 || write_failed)
     throw std::runtime_error(path + ": write failed");
+}
+
+std::vector<std::string> matrix_market_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto ends_with = [&](const std::string& suffix) {
+      return name.size() > suffix.size() &&
+             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (ends_with(".mtx") || ends_with(".mtx.gz")) files.push_back(it->path().string());
+  }
+  if (ec) throw std::runtime_error("cannot list '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace spgemm_test

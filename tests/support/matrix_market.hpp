@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "csr_host.hpp"
 
@@ -19,5 +20,9 @@ HostCsr<double> read_matrix_market(const std::string& path);
 
 // Writes `coordinate real general`, values with round-trip precision.
 void write_matrix_market(const std::string& path, const HostCsr<double>& a);
+
+// The *.mtx and *.mtx.gz files directly in dir, sorted by name. Empty when dir
+// does not exist; std::runtime_error when it cannot be listed.
+std::vector<std::string> matrix_market_files(const std::string& dir);
 
 }  // namespace spgemm_test

@@ -539,3 +539,28 @@ TEST_CASE("phases: arguments and order", "[api][phases]") {
     CHECK(p.c_val == std::vector<double>{4, 12, 15});
   }
 }
+
+// Regression: a plan kept a reference to its handle's context, so destroying
+// the handle first and then the plan was a use-after-free.
+TEST_CASE("a plan outlives the handle it was created with", "[api][phases]") {
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args()), C = make_mat(p.c_args());
+  Handle handle = make_handle();
+  Plan plan = make_plan(handle.get(), A, B, C);
+  int64_t nnz = -1;
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(handle.get(), plan.get(), &nnz));
+  CHECK(nnz == 3);
+  handle.reset();
+  CHECK(spgemmPlanDestroy(plan.release()) == SPGEMM_STATUS_SUCCESS);
+}
+
+TEST_CASE("the memory type may not change behind a plan", "[api][phases]") {
+  const Handle handle = make_handle();
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args()), C = make_mat(p.c_args());
+  const Plan plan = make_plan(handle.get(), A, B, C);
+  REQUIRE(spgemmCsrSetMemoryType(A.get(), SPGEMM_MEMORY_DEVICE) == SPGEMM_STATUS_SUCCESS);
+  int64_t nnz = -1;
+  CHECK(spgemmSymbolic(handle.get(), plan.get(), &nnz) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(std::string(spgemmGetLastErrorMessage()).find("memory type") != std::string::npos);
+}

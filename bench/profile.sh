@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Nsight Compute summary of libspgemm's kernels on a few inputs (device machine).
+# Usage: bench/profile.sh [bench inputs...]   e.g. --gen uniform:500000:8
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
+export PATH="$PATH:/usr/local/cuda/bin"
+if [ ! -x build/bench/spgemm-bench ]; then
+  cmake --preset default -DCMAKE_PREFIX_PATH="$root/.devstage/prefix/usr" > "$OUT/build.log" 2>&1 &&
+    cmake --build --preset default -j 16 --target spgemm-bench >> "$OUT/build.log" 2>&1 || {
+      tail -20 "$OUT/build.log"; exit 1; }
+fi
+inputs=("$@"); [ ${#inputs[@]} -gt 0 ] || inputs=(--gen uniform:500000:8)
+ncu --clock-control none --kernel-name regex:"hash_|dense_|row_products|count_kernel|scatter_kernel" \
+  --launch-count 40 --section SpeedOfLight --section Occupancy --section LaunchStats \
+  --section WarpStateStats --csv --page details \
+  build/bench/spgemm-bench "${inputs[@]}" --reps 1 --warmup 0 --no-cusparse \
+  > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
+python3 - "$OUT/ncu.csv" <<'PY'
+import csv, sys, collections
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+hdr = rows[0]; rows = rows[1:]
+ix = {h: i for i, h in enumerate(hdr)}
+want = ["Duration", "Achieved Occupancy", "Theoretical Occupancy", "Compute (SM) Throughput",
+        "Memory Throughput", "Grid Size", "Block Size", "Registers Per Thread",
+        "Dynamic Shared Memory Per Block", "Warp Cycles Per Issued Instruction",
+        "Stall Barrier", "Stall Short Scoreboard", "Stall Long Scoreboard", "Stall MIO Throttle",
+        "Stall LG Throttle", "Stall Wait", "Stall Branch Resolving", "Stall Membar"]
+k = collections.OrderedDict()
+for r in rows:
+    key = (r[ix["ID"]], r[ix["Kernel Name"]][:70])
+    k.setdefault(key, {})[r[ix["Metric Name"]]] = r[ix["Metric Value"]] + " " + r[ix["Metric Unit"]]
+for (i, name), m in k.items():
+    if not any(w in m for w in want[:1]): continue
+    print(i, name)
+    print("   " + " | ".join(f"{w}={m[w]}" for w in want if w in m))
+PY

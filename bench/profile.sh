@@ -11,27 +11,22 @@ if [ ! -x build/bench/spgemm-bench ]; then
       tail -20 "$OUT/build.log"; exit 1; }
 fi
 inputs=("$@"); [ ${#inputs[@]} -gt 0 ] || inputs=(--gen uniform:500000:8)
-ncu --clock-control none --kernel-name regex:"hash_|dense_|row_products|count_kernel|scatter_kernel" \
-  --launch-count 40 --section SpeedOfLight --section Occupancy --section LaunchStats \
+ncu --clock-control none --kernel-name regex:"hash_numeric|hash_symbolic|dense_" \
+  --launch-count 12 --section SpeedOfLight --section Occupancy --section LaunchStats \
   --section WarpStateStats --csv --page details \
   build/bench/spgemm-bench "${inputs[@]}" --reps 1 --warmup 0 --no-cusparse \
   > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
 python3 - "$OUT/ncu.csv" <<'PY'
 import csv, sys, collections
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-hdr = rows[0]; rows = rows[1:]
+hdr, rows = rows[0], rows[1:]
 ix = {h: i for i, h in enumerate(hdr)}
-want = ["Duration", "Achieved Occupancy", "Theoretical Occupancy", "Compute (SM) Throughput",
-        "Memory Throughput", "Grid Size", "Block Size", "Registers Per Thread",
-        "Dynamic Shared Memory Per Block", "Warp Cycles Per Issued Instruction",
-        "Stall Barrier", "Stall Short Scoreboard", "Stall Long Scoreboard", "Stall MIO Throttle",
-        "Stall LG Throttle", "Stall Wait", "Stall Branch Resolving", "Stall Membar"]
-k = collections.OrderedDict()
+kernels = collections.OrderedDict()
 for r in rows:
-    key = (r[ix["ID"]], r[ix["Kernel Name"]][:70])
-    k.setdefault(key, {})[r[ix["Metric Name"]]] = r[ix["Metric Value"]] + " " + r[ix["Metric Unit"]]
-for (i, name), m in k.items():
-    if not any(w in m for w in want[:1]): continue
-    print(i, name)
-    print("   " + " | ".join(f"{w}={m[w]}" for w in want if w in m))
+    key = (r[ix["ID"]], r[ix["Kernel Name"]].split("(")[0][-60:])
+    kernels.setdefault(key, {})[r[ix["Metric Name"]]] = (r[ix["Metric Value"]], r[ix["Metric Unit"]])
+for (i, name), m in kernels.items():
+    d = m.get("Duration", ("0", ""))
+    print(f"{i} {name} {d[0]} {d[1]}")
+    print("   " + " | ".join(f"{k}={v[0]}{v[1]}" for k, v in m.items() if k != "Duration"))
 PY

@@ -145,9 +145,6 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
     if (rows_in_bin == 0) continue;
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
-      case Group::tile8:
-        launch_hash_bin<Group::tile8>(limits, b, bin, rows_in_bin, args, lanes, counts, binned_rows, stream);
-        break;
       case Group::warp:
         launch_hash_bin<Group::warp>(limits, b, bin, rows_in_bin, args, lanes, counts, binned_rows, stream);
         break;

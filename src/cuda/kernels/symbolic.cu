@@ -105,9 +105,6 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
-      case Group::tile8:
-        launch_hash_bin<Group::tile8>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
-        break;
       case Group::warp:
         launch_hash_bin<Group::warp>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
         break;

@@ -3,7 +3,8 @@
 // kEmptyKey (-1), which compares as the largest unsigned key, so after the
 // sort a row's entries are the first nnz slots in ascending column order.
 // Cost n*log2(n)^2/4 compare-exchanges per row; fine for the table sizes of
-// configs/bins.hpp (<= 16384 slots).
+// configs/bins.hpp (<= 16384 slots). Threads are indexed by compare-exchange
+// pair, not by element, so every thread has work in every pass.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,10 @@ __device__ void bitonic_sort_pairs(const GroupT& group, int* keys, Value* values
   const int threads = static_cast<int>(group.num_threads());
   for (int k = 2; k <= n; k <<= 1) {
     for (int j = k >> 1; j > 0; j >>= 1) {
-      for (int i = rank; i < n; i += threads) {
-        const int partner = i ^ j;
-        if (partner <= i) continue;
+      for (int pair = rank; pair < n / 2; pair += threads) {
+        // the pair's lower element: pair's bits below j stay, a 0 is put at j
+        const int i = ((pair & ~(j - 1)) << 1) | (pair & (j - 1));
+        const int partner = i | j;
         const uint32_t ki = static_cast<uint32_t>(keys[i]);
         const uint32_t kp = static_cast<uint32_t>(keys[partner]);
         const bool ascending = (i & k) == 0;

@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/configs/bins.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -15,14 +16,20 @@ __global__ void row_products_kernel(const Index* __restrict__ a_offsets,
                                     const Index* __restrict__ a_cols,
                                     const Index* __restrict__ b_offsets, Index rows,
                                     int* __restrict__ sizes) {
-  const Index row = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const Index row = static_cast<Index>(thread / kAnalysisLanes);
+  const int lane = static_cast<int>(thread % kAnalysisLanes);
   long long products = 0;
-  for (Index i = a_offsets[row]; i < a_offsets[row + 1]; ++i) {
-    const Index k = a_cols[i];
-    products += b_offsets[k + 1] - b_offsets[k];
+  if (row < rows) {
+    for (Index i = a_offsets[row] + lane; i < a_offsets[row + 1]; i += kAnalysisLanes) {
+      const Index k = a_cols[i];
+      products += b_offsets[k + 1] - b_offsets[k];
+    }
   }
-  sizes[row] = products > INT_MAX ? INT_MAX : static_cast<int>(products);
+  // every lane of the warp takes part, also those past the last row
+  for (int d = kAnalysisLanes / 2; d > 0; d /= 2)
+    products += __shfl_down_sync(0xffffffffu, products, d, kAnalysisLanes);
+  if (row < rows && lane == 0) sizes[row] = products > INT_MAX ? INT_MAX : static_cast<int>(products);
 }
 
 }  // namespace
@@ -31,7 +38,8 @@ template <class Index>
 void row_products(const Index* a_offsets, const Index* a_cols, const Index* b_offsets,
                   Index rows, int* sizes, cudaStream_t stream) {
   if (rows == 0) return;
-  const unsigned blocks = static_cast<unsigned>((rows + kThreads - 1) / kThreads);
+  const long long threads = static_cast<long long>(rows) * kAnalysisLanes;
+  const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
   row_products_kernel<<<blocks, kThreads, 0, stream>>>(a_offsets, a_cols, b_offsets, rows, sizes);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }

@@ -51,6 +51,20 @@ inline constexpr HashBinSpec kHashBins[] = {
 inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 inline constexpr int kMaxBins = kHashBinCount + 1;  // + the dense-window bin
 
+// Numeric tables up to this size are put in order by rank counting
+// (sorting/rank_scatter.cuh), larger ones by a bitonic network
+// (sorting/bitonic.cuh). Rank counting costs table^2/4 compares per thread
+// of a warp against the network's log^2 passes of exchanges through shared
+// memory: at 128 slots that is 512 broadcast-read compares against 28 passes
+// of 2 exchanges per thread.
+inline constexpr int kRankSortMaxTable = 128;
+
+// Threads that count one row's products in the analysis pass: a few lanes
+// keep long rows of A from serializing on one thread (one thread per row took
+// 0.41 ms on `longrows:20000`, whose longest rows have 10^4 entries) while
+// short rows waste little.
+inline constexpr int kAnalysisLanes = 8;
+
 // Threads per block of the dense-window (long row) kernels: one row per
 // block, all of the block's shared memory for the window.
 inline constexpr int kDenseBlockThreads = 1024;

@@ -5,6 +5,7 @@
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/sorting/bitonic.cuh"
+#include "cuda/sorting/rank_scatter.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -44,12 +45,17 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
       map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
     });
     group.sync();
-    bitonic_sort_pairs(group, keys, values, table);
     const Index out = args.c_offsets[row];
     const int len = static_cast<int>(args.c_offsets[row + 1] - out);
-    for (int s = rank; s < len && s < table; s += threads) {
-      args.c_cols[out + s] = static_cast<Index>(keys[s]);
-      args.c_values[out + s] = values[s];
+    if (table <= kRankSortMaxTable) {
+      scatter_sorted_by_rank(group, keys, values, table, len, args.c_cols + out,
+                             args.c_values + out);
+    } else {
+      bitonic_sort_pairs(group, keys, values, table);
+      for (int s = rank; s < len && s < table; s += threads) {
+        args.c_cols[out + s] = static_cast<Index>(keys[s]);
+        args.c_values[out + s] = values[s];
+      }
     }
     group.sync();  // the table is reused by the next row
   }
@@ -70,10 +76,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
-  const int words = window / 32;
-  const int words_per_thread = (words + blockDim.x - 1) / blockDim.x;
-  const int my_first = min(words, static_cast<int>(threadIdx.x) * words_per_thread);
-  const int my_last = min(words, my_first + words_per_thread);
 
   const int begin = bin_begin(counts, bin);
   const int n = counts->count[bin];
@@ -85,7 +87,11 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     const int len = static_cast<int>(args.c_offsets[row + 1] - out);
     int written = 0;
     for (long long w0 = lo; w0 <= hi && written < len; w0 += window) {
-      for (int s = threadIdx.x; s < window; s += blockDim.x) acc.values[s] = Value(0);
+      // only the part of the window the row's column span reaches
+      const long long reach = hi - w0 + 1;
+      const int span = reach < window ? static_cast<int>(reach) : window;
+      const int words = (span + 31) / 32;
+      for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
       for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
@@ -98,6 +104,9 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.
+      const int words_per_thread = (words + blockDim.x - 1) / blockDim.x;
+      const int my_first = min(words, static_cast<int>(threadIdx.x) * words_per_thread);
+      const int my_last = min(words, my_first + words_per_thread);
       int mine = 0;
       for (int w = my_first; w < my_last; ++w) mine += __popc(acc.mask.words[w]);
       int position, window_total;

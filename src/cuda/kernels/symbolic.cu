@@ -66,14 +66,17 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     product_column_range<Index, BlockReduce>(A, B, row, lanes, temp, lo, hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
-      for (int w = threadIdx.x; w < window_words; w += blockDim.x) mask.words[w] = 0;
+      // only the words the row's column span reaches in this window
+      const long long reach = (hi - w0) / 32 + 1;
+      const int words = reach < window_words ? static_cast<int>(reach) : window_words;
+      for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
       __syncthreads();
       for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {
         const long long offset = col - w0;
         if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
       });
       __syncthreads();
-      for (int w = threadIdx.x; w < window_words; w += blockDim.x) count += __popc(mask.words[w]);
+      for (int w = threadIdx.x; w < words; w += blockDim.x) count += __popc(mask.words[w]);
       __syncthreads();
     }
     const int total = BlockReduce(temp).Sum(count);

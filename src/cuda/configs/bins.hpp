@@ -32,7 +32,9 @@ struct HashBinSpec {
 // Tuning table. Why these values:
 // - load factor <= 0.5 keeps linear-probing chains short (expected probes
 //   ~1.5 for hits, ~2.5 for misses, Knuth's analysis of linear probing);
-// - short rows get a warp each, 8 rows per block;
+// - short rows get a warp each, 8 rows per block; their bins double in size
+//   so a row's table is never more than 4x its size (clearing, compaction
+//   and sorting all scale with the table, not the row);
 // - from 512 slots on a row gets a whole block, growing with the table so
 //   the clearing and sorting passes stay ~16 slots per thread;
 // - the last bin needs 16384 * 12 B = 192 KB in the fp64 numeric phase, which
@@ -40,7 +42,9 @@ struct HashBinSpec {
 inline constexpr HashBinSpec kHashBins[] = {
     // max_size  table  group          block
     {16, 32, Group::warp, 256},
+    {32, 64, Group::warp, 256},
     {64, 128, Group::warp, 256},
+    {128, 256, Group::warp, 256},
     {256, 512, Group::warp, 256},
     {512, 1024, Group::block, 128},
     {1024, 2048, Group::block, 256},

@@ -6,6 +6,7 @@
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
+#include "cuda/sorting/warp_compact.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -51,7 +52,9 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
       scatter_sorted_by_rank(group, keys, values, table, len, args.c_cols + out,
                              args.c_values + out);
     } else {
-      bitonic_sort_pairs(group, keys, values, table);
+      int sort_length = table;
+      if constexpr (G == Group::warp) sort_length = compact_warp_table(group, keys, values, table);
+      bitonic_sort_pairs(group, keys, values, sort_length);
       for (int s = rank; s < len && s < table; s += threads) {
         args.c_cols[out + s] = static_cast<Index>(keys[s]);
         args.c_values[out + s] = values[s];

@@ -42,7 +42,8 @@ struct Sum64 {
 
 template <class Index>
 Pattern<Index> pattern_of(const MatrixDesc& m) {
-  return {static_cast<const Index*>(m.row_offsets), static_cast<const Index*>(m.col_ind)};
+  return {static_cast<const Index*>(m.row_offsets), static_cast<const Index*>(m.col_ind),
+          static_cast<Index>(m.cols)};
 }
 
 template <class Value, class Index>

@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Index, BlockReduce>(args.A, args.B, row, lanes, temp.reduce, lo, hi);
+    product_column_range<Index, BlockReduce>(args.A, args.B, row, lanes, window, temp.reduce,
+                                             lo, hi);
     const Index out = args.c_offsets[row];
     const int len = static_cast<int>(args.c_offsets[row + 1] - out);
     int written = 0;

@@ -14,6 +14,7 @@ template <class Index>
 struct Pattern {
   const Index* offsets;
   const Index* cols;
+  Index num_cols;
 };
 
 template <Group G>
@@ -55,11 +56,18 @@ __device__ __forceinline__ void for_each_product(const Pattern<Index>& A, const 
   }
 }
 
-// Smallest and largest column a row's products touch (block-wide).
+// Smallest and largest column a row's products touch (block-wide). When all
+// of B's columns fit one window the range is not worth a pass over the
+// products: it is then B's whole column range.
 template <class Index, class BlockReduce>
 __device__ void product_column_range(const Pattern<Index>& A, const Pattern<Index>& B, int row,
-                                     int lanes, typename BlockReduce::TempStorage& temp,
-                                     int& lo, int& hi) {
+                                     int lanes, long long window,
+                                     typename BlockReduce::TempStorage& temp, int& lo, int& hi) {
+  if (B.num_cols <= window) {
+    lo = 0;
+    hi = static_cast<int>(B.num_cols) - 1;
+    return;
+  }
   __shared__ int range[2];
   int my_lo = 0x7fffffff, my_hi = -1;
   for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {

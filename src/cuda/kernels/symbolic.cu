@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Index, BlockReduce>(A, B, row, lanes, temp, lo, hi);
+    product_column_range<Index, BlockReduce>(A, B, row, lanes, window, temp, lo, hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
       // only the words the row's column span reaches in this window

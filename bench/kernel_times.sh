@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Duration of every libspgemm kernel for one bench input (device machine, after
+# a build): bench/kernel_times.sh --gen rmat:16:16
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/cuda/bin"
+ncu --clock-control none --kernel-name regex:"hash_|dense_|row_products|count_kernel|scatter_kernel" \
+  --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size --csv \
+  build/bench/spgemm-bench "$@" --reps 1 --warmup 0 --no-cusparse 2>/dev/null |
+  python3 -c '
+import csv, sys, collections
+rows = [r for r in csv.reader(sys.stdin) if len(r) > 10]
+ix = {h: i for i, h in enumerate(rows[0])}
+k = collections.OrderedDict()
+for r in rows[1:]:
+    key = (int(r[ix["ID"]]), r[ix["Kernel Name"]].split("(")[0].replace("void unnamed>::", ""))
+    k.setdefault(key, {})[r[ix["Metric Name"]]] = r[ix["Metric Value"]]
+for (i, name), m in k.items():
+    print(f"{i:3d} {name:55s} grid {m.get(\"launch__grid_size\",\"\"):>7s} block {m.get(\"launch__block_size\",\"\"):>5s} {m.get(\"gpu__time_duration.sum\",\"\"):>12s} ns")
+'

@@ -16,5 +16,7 @@ for r in rows[1:]:
     key = (int(r[ix["ID"]]), r[ix["Kernel Name"]].split("(")[0].replace("void unnamed>::", ""))
     k.setdefault(key, {})[r[ix["Metric Name"]]] = r[ix["Metric Value"]]
 for (i, name), m in k.items():
-    print(f"{i:3d} {name:55s} grid {m.get(\"launch__grid_size\",\"\"):>7s} block {m.get(\"launch__block_size\",\"\"):>5s} {m.get(\"gpu__time_duration.sum\",\"\"):>12s} ns")
+    grid, block = m.get("launch__grid_size", ""), m.get("launch__block_size", "")
+    ns = m.get("gpu__time_duration.sum", "")
+    print("%3d %-55s grid %7s block %5s %12s ns" % (i, name, grid, block, ns))
 '

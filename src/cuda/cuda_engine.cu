@@ -51,8 +51,8 @@ class CudaEngine final : public Engine {
  public:
   explicit CudaEngine(Context& ctx)
       : ctx_(ctx),
-        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int), false)),
-        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value), true)) {}
+        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
+        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
 
   void analyze(const MatrixDesc& a, const MatrixDesc& b) override {
     const int rows = static_cast<int>(a.rows);

@@ -100,19 +100,7 @@ struct HashBinLaunch {
   HashBinSpec spec;
   size_t smem_bytes;
   int rows_per_block;
-  // Numeric block tables: a buffer of table/2 entries behind the tables into
-  // which the occupied slots are gathered, so that the sort runs over the next
-  // power of two of the row's nnz instead of the whole table. Given where it
-  // still fits the device's shared memory (not to the largest bin on Hopper).
-  bool compaction_buffer;
 };
-
-// Where the compaction buffer starts: behind the tables and the per-row
-// counters, 16-byte aligned.
-__host__ __device__ constexpr size_t compaction_offset(int rows_per_block, int table,
-                                                       size_t entry_bytes) {
-  return (static_cast<size_t>(rows_per_block) * (table * entry_bytes + sizeof(int)) + 15) / 16 * 16;
-}
 
 // The bins usable on this device for slots of entry_bytes each (4 in the
 // symbolic phase: keys; 4 + sizeof(Value) in the numeric phase).
@@ -122,7 +110,7 @@ struct BinLayout {
   int dense_bin() const { return static_cast<int>(hash.size()); }
 };
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, bool compaction);
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes);
 
 // Threads per product row of B ("lanes"): matched to B's average row length
 // so that short B rows do not leave most of a warp idle.

@@ -4,7 +4,7 @@
 
 namespace spgemm::cuda {
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, bool compaction) {
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes) {
   BinLayout layout;
   for (const HashBinSpec& spec : kHashBins) {
     const int rows_per_block =
@@ -13,12 +13,8 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, bool c
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
     if (smem > limits.max_smem_per_block) break;  // larger bins do not fit either
-    const size_t with_buffer = compaction_offset(rows_per_block, spec.table_size, entry_bytes) +
-                               static_cast<size_t>(spec.table_size / 2) * entry_bytes;
-    const bool buffer = compaction && spec.group == Group::block &&
-                        with_buffer <= limits.max_smem_per_block;
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
-    layout.hash.push_back({spec, buffer ? with_buffer : smem, rows_per_block, buffer});
+    layout.hash.push_back({spec, smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   return layout;

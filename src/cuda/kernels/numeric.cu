@@ -5,7 +5,7 @@
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/sorting/bitonic.cuh"
-#include "cuda/sorting/block_gather.cuh"
+#include "cuda/sorting/block_compact.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
 #include "cuda/sorting/warp_compact.cuh"
 
@@ -22,8 +22,7 @@ namespace {
 template <Group G, class Value, class Index>
 __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCounts* counts,
                                     int bin, const int* __restrict__ binned_rows, int log2_table,
-                                    int lanes, bool compaction_buffer) {
-  constexpr size_t kEntryBytes = sizeof(int) + sizeof(Value);
+                                    int lanes) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -31,7 +30,9 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
   const int table = 1 << log2_table;
   int* keys = reinterpret_cast<int*>(smem) + slot * table;
   Value* values = reinterpret_cast<Value*>(smem + sizeof(int) * per_block * table) + slot * table;
-  int* counter = reinterpret_cast<int*>(smem + kEntryBytes * per_block * table) + slot;
+  // one int per row behind the tables (configs/configs.cu sizes it)
+  int* counter =
+      reinterpret_cast<int*>(smem + (sizeof(int) + sizeof(Value)) * per_block * table) + slot;
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashMap<Value> map{keys, values, log2_table};
@@ -55,21 +56,17 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
       scatter_sorted_by_rank(group, keys, values, table, len, args.c_cols + out,
                              args.c_values + out);
     } else {
-      int* sort_keys = keys;
-      Value* sort_values = values;
-      int sort_length = table;
+      int sort_length;
       if constexpr (G == Group::warp) {
         sort_length = compact_warp_table(group, keys, values, table);
-      } else if (compaction_buffer) {
-        sort_keys = reinterpret_cast<int*>(smem + compaction_offset(1, table, kEntryBytes));
-        sort_values = reinterpret_cast<Value*>(sort_keys + table / 2);
-        sort_length =
-            gather_block_table(group, keys, values, table, sort_keys, sort_values, counter);
+      } else {
+        sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
+                                          args.c_values + out, len, counter);
       }
-      bitonic_sort_pairs(group, sort_keys, sort_values, sort_length);
+      bitonic_sort_pairs(group, keys, values, sort_length);
       for (int s = rank; s < len && s < sort_length; s += threads) {
-        args.c_cols[out + s] = static_cast<Index>(sort_keys[s]);
-        args.c_values[out + s] = sort_values[s];
+        args.c_cols[out + s] = static_cast<Index>(keys[s]);
+        args.c_values[out + s] = values[s];
       }
     }
     group.sync();  // the table is reused by the next row
@@ -155,8 +152,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, b.smem_bytes, stream>>>(args, counts, bin, binned_rows,
                                                   log2_of_pow2(b.spec.table_size),
-                                                  std::min(lanes, group_threads),
-                                                  b.compaction_buffer);
+                                                  std::min(lanes, group_threads));
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,5 +1,5 @@
 // In-place bitonic sort of (key, value) pairs in shared memory by a group of
-// threads (a tile or the whole block). n is a power of two; empty slots hold
+// threads (a warp or the whole block). n is a power of two; empty slots hold
 // kEmptyKey (-1), which compares as the largest unsigned key, so after the
 // sort a row's entries are the first nnz slots in ascending column order.
 // Cost n*log2(n)^2/4 compare-exchanges per row; fine for the table sizes of

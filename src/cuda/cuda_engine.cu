@@ -105,10 +105,8 @@ class CudaEngine final : public Engine {
                                    static_cast<const Index*>(c.row_offsets),
                                    static_cast<Index*>(c.col_ind),
                                    static_cast<Value*>(c.values)};
-    const double c_bytes = static_cast<double>(c.nnz) * (sizeof(Index) + sizeof(Value));
-    launch_numeric<Value, Index>(ctx_, numeric_layout_, args, lanes_, numeric_counts_,
-                                 &summary_.get()->numeric, numeric_rows_.get(),
-                                 static_cast<size_t>(c_bytes * kDenseAccumulatorShareOfC));
+    launch_numeric<Value, Index>(ctx_.limits(), numeric_layout_, args, lanes_, numeric_counts_,
+                                 &summary_.get()->numeric, numeric_rows_.get(), ctx_.stream());
   }
 
  private:

@@ -61,19 +61,6 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on degenerate shapes", "[gpu]", float, double) {
   check_product<TestType>(handle.h, rect, v(random_rect(700, 20, 0.1, 6)), 1, "300x700 * 700x20");
 }
 
-// Rows of C longer than the largest hash table take one of two paths
-// (configs/bins.hpp): dense accumulators in global memory when they fit the
-// workspace budget, shared-memory column windows otherwise. On an H100/H200,
-// hub:20000 (1003 rows of C above 8192 entries, C = 10 M entries) fits the
-// budget; longrows:20000 (79 such rows, C = 1.3 M entries) does not.
-TEMPLATE_TEST_CASE("GPU SpGEMM on long rows, both dense paths", "[gpu][long]", float, double) {
-  Handle handle;
-  for (const char* spec : {"hub:20000", "longrows:20000"}) {
-    const auto A = convert_values<TestType>(generate(spec));
-    check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
-  }
-}
-
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
                    double) {
   Handle handle;

@@ -80,14 +80,6 @@ inline constexpr int kRankSortMaxTable = 128;
 // short rows waste little.
 inline constexpr int kAnalysisLanes = 8;
 
-// Long rows of the numeric phase accumulate in dense arrays of B.cols values
-// in global memory, one per resident block, when those arrays fit this share
-// of C's size (issue #3 allows workspace beyond A, B, C of 30% of C plus
-// O(rows)); otherwise in shared-memory windows, which re-read the row's
-// products once per window (R-MAT scale 16: 3 windows, 29.6 ms of a 51.5 ms
-// numeric phase, H200).
-inline constexpr double kDenseAccumulatorShareOfC = 0.25;
-
 // Threads per block of the dense-window (long row) kernels: one row per
 // block, all of the block's shared memory for the window.
 inline constexpr int kDenseBlockThreads = 1024;

@@ -30,11 +30,10 @@ struct NumericArgs {
 
 // Fills C's columns and values. host_counts are the bin counts read back at
 // the end of the symbolic phase, so empty bins are skipped and grids are
-// exact. Long rows may take up to workspace_bytes of the context's pool for
-// dense accumulators (configs/bins.hpp, kDenseAccumulatorShareOfC).
+// exact.
 template <class Value, class Index>
-void launch_numeric(Context& ctx, const BinLayout& layout, const NumericArgs<Value, Index>& args,
-                    int lanes, const BinCounts& host_counts, const BinCounts* counts,
-                    const int* binned_rows, size_t workspace_bytes);
+void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
+                    const NumericArgs<Value, Index>& args, int lanes, const BinCounts& host_counts,
+                    const BinCounts* counts, const int* binned_rows, cudaStream_t stream);
 
 }  // namespace spgemm::cuda

@@ -1,5 +1,4 @@
 // Numeric phase: the sorted columns and the values of every row of C.
-#include "core/device_buffer.hpp"
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
 #include "cuda/binning/binning.cuh"
@@ -142,87 +141,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-// One block per long row, accumulating into a dense array of B.cols values
-// of its own in global memory (the atomics resolve in L2, natively for fp32
-// and fp64) with the row's columns marked in a shared-memory bitmask: one pass
-// over the products, then the bitmask is compacted in column order, each
-// value read (bypassing L1, which the L2 atomics do not update) and reset to
-// zero for the block's next row.
-template <class Value, class Index>
-__global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_global_numeric_kernel(NumericArgs<Value, Index> args, const BinCounts* counts, int bin,
-                                const int* __restrict__ binned_rows, Value* accumulators,
-                                int lanes) {
-  using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
-  __shared__ typename BlockScan::TempStorage temp;
-  extern __shared__ __align__(16) unsigned char smem[];
-  const WindowBitmask mask{reinterpret_cast<uint32_t*>(smem)};
-  const int cols = static_cast<int>(args.B.num_cols);
-  const int words = (cols + 31) / 32;
-  Value* acc = accumulators + static_cast<size_t>(blockIdx.x) * cols;
-  const int words_per_thread = (words + blockDim.x - 1) / blockDim.x;
-  const int my_first = min(words, static_cast<int>(threadIdx.x) * words_per_thread);
-  const int my_last = min(words, my_first + words_per_thread);
-
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x; i < n; i += gridDim.x) {
-    const int row = binned_rows[begin + i];
-    for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
-    __syncthreads();
-    for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
-                     [&](int col, Index a, Index b) {
-                       atomicAdd(&acc[col], args.alpha * args.a_values[a] * args.b_values[b]);
-                       mask.set(col);
-                     });
-    __syncthreads();
-    const Index out = args.c_offsets[row];
-    const int len = static_cast<int>(args.c_offsets[row + 1] - out);
-    int mine = 0;
-    for (int w = my_first; w < my_last; ++w) mine += __popc(mask.words[w]);
-    int position, total;
-    BlockScan(temp).ExclusiveSum(mine, position, total);
-    for (int w = my_first; w < my_last; ++w) {
-      for (uint32_t bits = mask.words[w]; bits != 0; bits &= bits - 1) {
-        const int col = w * 32 + __ffs(bits) - 1;
-        const Value value = __ldcg(&acc[col]);
-        __stcg(&acc[col], Value(0));
-        if (position < len) {
-          args.c_cols[out + position] = static_cast<Index>(col);
-          args.c_values[out + position] = value;
-        }
-        ++position;
-      }
-    }
-    __syncthreads();  // the bitmask and the scan storage are reused by the next row
-  }
-}
-
-// Launches the global-memory dense kernel for the long rows if its
-// accumulators fit the workspace budget without starving it of blocks;
-// returns false otherwise (the caller then uses shared-memory windows).
-template <class Value, class Index>
-bool launch_dense_global(Context& ctx, const NumericArgs<Value, Index>& args, int bin,
-                         int long_rows, int lanes, const BinCounts* counts,
-                         const int* binned_rows, size_t workspace_bytes) {
-  const DeviceLimits& limits = ctx.limits();
-  auto kernel = dense_global_numeric_kernel<Value, Index>;
-  const long long cols = args.B.num_cols;
-  const size_t mask_bytes = static_cast<size_t>((cols + 31) / 32) * sizeof(uint32_t);
-  if (cols == 0 || mask_bytes > dynamic_smem_limit(kernel, limits)) return false;
-  const long long by_budget = static_cast<long long>(workspace_bytes / (cols * sizeof(Value)));
-  const long long grid = std::min<long long>(
-      {long_rows, resident_blocks(kernel, kDenseBlockThreads, mask_bytes, limits), by_budget});
-  if (grid < std::min(long_rows, limits.sm_count)) return false;
-  DeviceBuffer<Value> accumulators(ctx, static_cast<size_t>(grid * cols));
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(accumulators.get(), 0, accumulators.size() * sizeof(Value),
-                                    ctx.stream()));
-  kernel<<<static_cast<unsigned>(grid), kDenseBlockThreads, mask_bytes, ctx.stream()>>>(
-      args, counts, bin, binned_rows, accumulators.get(), lanes);
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  return true;  // the accumulators go back to the pool in stream order
-}
-
 template <Group G, class Value, class Index>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, int rows_in_bin,
                      const NumericArgs<Value, Index>& args, int lanes, const BinCounts* counts,
@@ -241,11 +159,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
 }  // namespace
 
 template <class Value, class Index>
-void launch_numeric(Context& ctx, const BinLayout& layout, const NumericArgs<Value, Index>& args,
-                    int lanes, const BinCounts& host_counts, const BinCounts* counts,
-                    const int* binned_rows, size_t workspace_bytes) {
-  const DeviceLimits& limits = ctx.limits();
-  const cudaStream_t stream = ctx.stream();
+void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
+                    const NumericArgs<Value, Index>& args, int lanes, const BinCounts& host_counts,
+                    const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const int rows_in_bin = host_counts.count[bin];
     if (rows_in_bin == 0) continue;
@@ -261,9 +177,6 @@ void launch_numeric(Context& ctx, const BinLayout& layout, const NumericArgs<Val
   }
   const int long_rows = host_counts.count[layout.dense_bin()];
   if (long_rows == 0) return;
-  if (launch_dense_global(ctx, args, layout.dense_bin(), long_rows, lanes, counts, binned_rows,
-                          workspace_bytes))
-    return;
   auto kernel = dense_numeric_kernel<Value, Index>;
   const size_t smem_limit = dynamic_smem_limit(kernel, limits);
   // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
@@ -276,10 +189,10 @@ void launch_numeric(Context& ctx, const BinLayout& layout, const NumericArgs<Val
 }
 
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Index)                                              \
-  template void launch_numeric<Value, Index>(Context&, const BinLayout&,                    \
+  template void launch_numeric<Value, Index>(const DeviceLimits&, const BinLayout&,          \
                                              const NumericArgs<Value, Index>&, int,          \
                                              const BinCounts&, const BinCounts*, const int*, \
-                                             size_t);
+                                             cudaStream_t);
 SPGEMM_INSTANTIATE_NUMERIC(float, int32_t)
 SPGEMM_INSTANTIATE_NUMERIC(double, int32_t)
 

@@ -61,6 +61,17 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on degenerate shapes", "[gpu]", float, double) {
   check_product<TestType>(handle.h, rect, v(random_rect(700, 20, 0.1, 6)), 1, "300x700 * 700x20");
 }
 
+// Rows of C longer than the largest hash table take the dense-window path
+// (configs/bins.hpp): hub:20000 has 1003 rows of C above 8192 entries, many
+// referencing one long row of B; longrows:20000 has 79, from long rows of A.
+TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
+  Handle handle;
+  for (const char* spec : {"hub:20000", "longrows:20000"}) {
+    const auto A = convert_values<TestType>(generate(spec));
+    check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
+  }
+}
+
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
                    double) {
   Handle handle;

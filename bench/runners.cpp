@@ -15,6 +15,7 @@
 
 #include "bench.hpp"
 #include "agreement.hpp"
+#include "cuda_data_type.hpp"
 #include "util.hpp"
 
 namespace bench {
@@ -34,11 +35,6 @@ DeviceState g_dev;
 MemCtx output_mem() {
   if (g_dev.pool) return {MemKind::device_pool, g_dev.stream, g_dev.pool};
   return {MemKind::device_malloc, g_dev.stream, nullptr};
-}
-
-template <class V>
-constexpr cudaDataType value_type() {
-  return std::is_same_v<V, double> ? CUDA_R_64F : CUDA_R_32F;
 }
 
 // Pointers and sizes of a CSR matrix, host or device (32-bit indices).
@@ -141,7 +137,7 @@ struct LibProduct {
 template <class V>
 LibTimes lib_pipeline(spgemmHandle_t handle, spgemmMatDescr_t a, spgemmMatDescr_t b, int64_t m,
                       int64_t n, bool on_host, const MemCtx& mem, Timeline& tl, LibProduct& out) {
-  const cudaDataType vt = value_type<V>();
+  const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const V alpha = 1;
   tl.mark(0);
   out.row_offsets =
@@ -184,7 +180,7 @@ LibTimes lib_pipeline(spgemmHandle_t handle, spgemmMatDescr_t a, spgemmMatDescr_
 template <class V>
 void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& opts, Record& rec,
              HostCsr<V>* result) {
-  const cudaDataType vt = value_type<V>();
+  const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const MemCtx mem = on_host ? MemCtx{MemKind::host} : output_mem();
   Timeline tl(!on_host, g_dev.stream);
 
@@ -270,7 +266,7 @@ template <class V>
 CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
                                 cusparseSpMatDescr_t b, int64_t m, int64_t n, const MemCtx& mem,
                                 Timeline& tl, CusparseProduct& out) {
-  const cudaDataType vt = value_type<V>();
+  const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const V alpha = 1, beta = 0;
   const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const auto alg = CUSPARSE_SPGEMM_DEFAULT;
@@ -326,7 +322,7 @@ CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
 template <class V>
 void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Record& rec,
                   HostCsr<V>& result) {
-  const cudaDataType vt = value_type<V>();
+  const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const MemCtx mem = output_mem();
   Timeline tl(true, g_dev.stream);
 

@@ -15,7 +15,7 @@ inline void cusparse_ok(cusparseStatus_t status, const char* what) {
 
 template <class V>
 HostCsr<V> cusparse_spgemm(const HostCsr<V>& hA, const HostCsr<V>& hB) {
-  constexpr cudaDataType type = data_type<V>();
+  constexpr cudaDataType type = cuda_data_type<V>();
   DeviceArray<int32_t> a_off(hA.row_offsets), a_col(hA.col_ind), b_off(hB.row_offsets),
       b_col(hB.col_ind);
   DeviceArray<V> a_val(hA.values), b_val(hB.values);

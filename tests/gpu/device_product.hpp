@@ -3,6 +3,7 @@
 #pragma once
 
 #include "csr_host.hpp"
+#include "cuda_data_type.hpp"
 
 #include <spgemm/spgemm.h>
 
@@ -55,11 +56,6 @@ struct DeviceArray {
 };
 
 template <class V>
-constexpr cudaDataType data_type() {
-  return sizeof(V) == 4 ? CUDA_R_32F : CUDA_R_64F;
-}
-
-template <class V>
 struct DeviceCsr {
   int64_t rows, cols;
   DeviceArray<int32_t> offsets, cols_;
@@ -70,7 +66,7 @@ struct DeviceCsr {
       : rows(h.rows), cols(h.cols), offsets(h.row_offsets), cols_(h.col_ind), values(h.values) {
     spgemm_ok(spgemmCreateCsr(&descr, rows, cols, h.nnz(), offsets.ptr, cols_.ptr, values.ptr,
                               SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
-                              data_type<V>()),
+                              cuda_data_type<V>()),
               "spgemmCreateCsr");
   }
   ~DeviceCsr() { spgemmDestroyMatrix(descr); }
@@ -85,11 +81,11 @@ class DeviceProduct {
     c_offsets_.poison();
     spgemm_ok(spgemmCreateCsr(&C_, A.rows, B.cols, 0, c_offsets_.ptr, nullptr, nullptr,
                               SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
-                              data_type<V>()),
+                              cuda_data_type<V>()),
               "spgemmCreateCsr(C)");
     spgemm_ok(spgemmPlanCreate(handle_, &plan_, SPGEMM_OPERATION_NON_TRANSPOSE,
                                SPGEMM_OPERATION_NON_TRANSPOSE, A_.descr, B_.descr, C_,
-                               data_type<V>()),
+                               cuda_data_type<V>()),
               "spgemmPlanCreate");
     spgemm_ok(spgemmAnalyze(handle_, plan_), "spgemmAnalyze");
     spgemm_ok(spgemmSymbolic(handle_, plan_, &nnz_), "spgemmSymbolic");

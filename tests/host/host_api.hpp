@@ -10,6 +10,7 @@
 #include <string>
 
 #include "csr_host.hpp"
+#include "cuda_data_type.hpp"
 
 namespace spgemm_test {
 
@@ -23,13 +24,6 @@ namespace spgemm_test {
                  << spgemmGetLastErrorMessage());                                            \
   } while (0)
 
-template <class V>
-constexpr cudaDataType cuda_value_type();
-template <>
-constexpr cudaDataType cuda_value_type<float>() { return CUDA_R_32F; }
-template <>
-constexpr cudaDataType cuda_value_type<double>() { return CUDA_R_64F; }
-
 // A host-memory descriptor over a HostCsr's arrays (not a copy: the matrix
 // must outlive the descriptor).
 template <class V>
@@ -38,7 +32,7 @@ spgemmMatDescr_t host_descriptor(HostCsr<V>& m) {
   SPGEMM_REQUIRE_OK(spgemmCreateCsr(&d, m.rows, m.cols, m.nnz(), m.row_offsets.data(),
                                     m.col_ind.empty() ? nullptr : m.col_ind.data(),
                                     m.values.empty() ? nullptr : m.values.data(), SPGEMM_INDEX_32I,
-                                    SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, cuda_value_type<V>()));
+                                    SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, cuda_data_type<V>()));
   SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(d, SPGEMM_MEMORY_HOST));
   return d;
 }
@@ -58,11 +52,11 @@ class HostProduct {
     c_.cols = share_arrays ? a_.cols : b_.cols;
     SPGEMM_REQUIRE_OK(spgemmCreateCsr(&dc_, c_.rows, c_.cols, 0, nullptr, nullptr, nullptr,
                                       SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
-                                      cuda_value_type<V>()));
+                                      cuda_data_type<V>()));
     SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(dc_, SPGEMM_MEMORY_HOST));
     SPGEMM_REQUIRE_OK(spgemmPlanCreate(handle_, &plan_, SPGEMM_OPERATION_NON_TRANSPOSE,
                                        SPGEMM_OPERATION_NON_TRANSPOSE, da_, db_, dc_,
-                                       cuda_value_type<V>()));
+                                       cuda_data_type<V>()));
   }
   ~HostProduct() {
     spgemmPlanDestroy(plan_);

@@ -65,8 +65,9 @@ class CudaEngine final : public Engine {
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
-    row_products(pattern_of<Index>(a).offsets, pattern_of<Index>(a).cols,
-                 pattern_of<Index>(b).offsets, static_cast<Index>(rows), products, stream);
+    const Pattern<Index> A = pattern_of<Index>(a);
+    row_products(A.offsets, A.cols, pattern_of<Index>(b).offsets, static_cast<Index>(rows),
+                 products, stream);
     bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
              symbolic_rows_.get(), stream);
   }

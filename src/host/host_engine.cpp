@@ -92,8 +92,12 @@ class HostEngine final : public Engine {
     for_each_row<Scratch>(
         A.rows,
         [&] {
-          return Scratch{std::vector<Value>(static_cast<size_t>(B.cols)),
-                         std::vector<int64_t>(static_cast<size_t>(B.cols), 0), {}};
+          Scratch s{std::vector<Value>(static_cast<size_t>(B.cols)),
+                    std::vector<int64_t>(static_cast<size_t>(B.cols), 0), {}};
+          // a row has at most B.cols entries: push_back below never allocates,
+          // so nothing can throw inside the OpenMP region
+          s.cols.reserve(static_cast<size_t>(B.cols));
+          return s;
         },
         [&](int64_t row, Scratch& s) {
           s.cols.clear();

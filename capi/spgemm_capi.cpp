@@ -135,6 +135,32 @@ SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle) {
   });
 }
 
+SPGEMM_API spgemmStatus_t spgemmSetDeviceAllocator(spgemmHandle_t handle,
+                                                   spgemmDeviceAllocFn alloc,
+                                                   spgemmDeviceFreeFn free, void* user) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    if ((alloc == nullptr) != (free == nullptr))
+      fail(SPGEMM_STATUS_INVALID_VALUE, "alloc and free must both be set or both be NULL");
+    handle->ctx->set_allocator({alloc, free, user});
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmSetInputChecks(spgemmHandle_t handle, int enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_input_checks(enabled != 0);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetInputChecks(spgemmHandle_t handle, int* enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(enabled, "enabled");
+    *enabled = handle->ctx->input_checks() ? 1 : 0;
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,
                                           void* values, spgemmIndexType_t offsetType,

@@ -112,6 +112,31 @@ SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* cu
                                                size_t* peakBytes);
 SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle);
 
+/* The caller's device allocator, for frameworks with their own memory pools.
+ * alloc stores a pointer to `bytes` bytes of device memory usable in stream
+ * order on `stream` and returns 0, or returns non-zero when it has no memory
+ * (the call then fails with SPGEMM_STATUS_ALLOC_FAILED, frees what it took and
+ * leaves the handle and plan usable). free gets back exactly what alloc gave,
+ * with the same byte count, on the handle's stream at that time. Both NULL:
+ * back to the handle's own pool. Workspace already held by plans goes back
+ * to the allocator it came from, which must stay valid until those plans are
+ * destroyed. */
+typedef int (*spgemmDeviceAllocFn)(void* user, void** ptr, size_t bytes, cudaStream_t stream);
+typedef void (*spgemmDeviceFreeFn)(void* user, void* ptr, size_t bytes, cudaStream_t stream);
+SPGEMM_API spgemmStatus_t spgemmSetDeviceAllocator(spgemmHandle_t handle,
+                                                   spgemmDeviceAllocFn alloc,
+                                                   spgemmDeviceFreeFn free, void* user);
+
+/* Input checks (default on): spgemmAnalyze first checks the CSR structure of
+ * A and B in one light pass (row offsets start at the index base, never
+ * decrease and end at nnz + base; column indices within range) and returns
+ * SPGEMM_STATUS_INVALID_VALUE, naming the first defect, before any kernel
+ * reads the matrices. Unsorted rows and repeated column indices are valid
+ * (repeated entries are summed). Turn off only for inputs known to be valid:
+ * invalid input is then undefined behaviour. */
+SPGEMM_API spgemmStatus_t spgemmSetInputChecks(spgemmHandle_t handle, int enabled);
+SPGEMM_API spgemmStatus_t spgemmGetInputChecks(spgemmHandle_t handle, int* enabled);
+
 /* ---- CSR descriptors (never own the arrays) ---------------------------- */
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,

@@ -61,35 +61,31 @@ Context::~Context() {
   if (pool_) cudaMemPoolDestroy(pool_);
 }
 
-void* Context::allocate(size_t bytes) {
-  if (bytes == 0) return nullptr;
-  void* ptr = nullptr;
-  SPGEMM_CUDA_CHECK(cudaMallocFromPoolAsync(&ptr, bytes, pool_, stream_));
-  return ptr;
+WorkspaceBlock Context::allocate(size_t bytes) {
+  WorkspaceBlock block{nullptr, bytes, allocator_};
+  if (bytes == 0) return block;
+  if (allocator_.alloc) {
+    if (allocator_.alloc(allocator_.user, &block.ptr, bytes, stream_) != 0 || !block.ptr)
+      fail(SPGEMM_STATUS_ALLOC_FAILED,
+           "the allocator set with spgemmSetDeviceAllocator refused " + std::to_string(bytes) +
+               " bytes of workspace");
+  } else {
+    if (!pool_) fail(SPGEMM_STATUS_NO_DEVICE, "device workspace requested but there is no GPU");
+    SPGEMM_CUDA_CHECK(cudaMallocFromPoolAsync(&block.ptr, bytes, pool_, stream_));
+  }
+  used_ += bytes;
+  peak_ = used_ > peak_ ? used_ : peak_;
+  return block;
 }
 
-void Context::release(void* ptr) noexcept {
-  if (ptr) cudaFreeAsync(ptr, stream_);
-}
-
-size_t Context::used_bytes() const {
-  if (!pool_) return 0;
-  uint64_t value = 0;
-  SPGEMM_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &value));
-  return static_cast<size_t>(value);
-}
-
-size_t Context::peak_bytes() const {
-  if (!pool_) return 0;
-  uint64_t value = 0;
-  SPGEMM_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &value));
-  return static_cast<size_t>(value);
-}
-
-void Context::reset_peak() {
-  if (!pool_) return;
-  uint64_t zero = 0;
-  SPGEMM_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &zero));
+void Context::release(const WorkspaceBlock& block) noexcept {
+  if (!block.ptr) return;
+  if (block.source.alloc) {
+    if (block.source.free) block.source.free(block.source.user, block.ptr, block.bytes, stream_);
+  } else {
+    cudaFreeAsync(block.ptr, stream_);
+  }
+  used_ -= block.bytes;
 }
 
 void* Context::pinned_scratch(size_t bytes) {

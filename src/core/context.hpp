@@ -1,7 +1,10 @@
-// What a handle owns: the device it is bound to (if any), its stream, a
-// stream-ordered memory pool that keeps its memory between calls, and the
+// What a handle owns: the device it is bound to (if any), its stream, where
+// its device workspace comes from (a stream-ordered memory pool that keeps
+// its memory between calls, or the caller's allocator), its settings, and the
 // device limits every kernel configuration is derived from.
 #pragma once
+
+#include <spgemm/spgemm.h>
 
 #include <cuda_runtime_api.h>
 
@@ -17,6 +20,22 @@ struct DeviceLimits {
   size_t max_smem_per_block = 0;  // opt-in maximum for one block
   size_t max_smem_per_sm = 0;
   size_t l2_bytes = 0;
+};
+
+// The caller's device allocator (spgemmSetDeviceAllocator); alloc == nullptr
+// means the handle's own pool.
+struct DeviceAllocator {
+  spgemmDeviceAllocFn alloc = nullptr;
+  spgemmDeviceFreeFn free = nullptr;
+  void* user = nullptr;
+};
+
+// One piece of workspace, with the allocator it came from: it goes back there
+// even if the handle's allocator changed in between.
+struct WorkspaceBlock {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  DeviceAllocator source;
 };
 
 class Context {
@@ -35,12 +54,20 @@ class Context {
   cudaStream_t stream() const { return stream_; }
   void set_stream(cudaStream_t stream) { stream_ = stream; }
 
-  // Stream-ordered workspace on the handle's stream.
-  void* allocate(size_t bytes);
-  void release(void* ptr) noexcept;
-  size_t used_bytes() const;
-  size_t peak_bytes() const;
-  void reset_peak();
+  // Stream-ordered workspace on the handle's stream. allocate throws
+  // ALLOC_FAILED when the pool or the caller's allocator has no memory left.
+  WorkspaceBlock allocate(size_t bytes);
+  void release(const WorkspaceBlock& block) noexcept;
+  void set_allocator(const DeviceAllocator& allocator) { allocator_ = allocator; }
+  // Bytes of workspace held now, and the most held at once since creation or
+  // the last reset_peak().
+  size_t used_bytes() const { return used_; }
+  size_t peak_bytes() const { return peak_; }
+  void reset_peak() { peak_ = used_; }
+
+  // Whether analysis checks the CSR structure of the inputs first.
+  bool input_checks() const { return input_checks_; }
+  void set_input_checks(bool on) { input_checks_ = on; }
 
   // Small pinned host buffer for the one device->host readback per product.
   void* pinned_scratch(size_t bytes);
@@ -63,6 +90,10 @@ class Context {
   DeviceLimits limits_{};
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
+  DeviceAllocator allocator_{};
+  size_t used_ = 0;
+  size_t peak_ = 0;
+  bool input_checks_ = true;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
 };

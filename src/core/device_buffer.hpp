@@ -1,5 +1,6 @@
-// RAII for stream-ordered workspace taken from the handle's pool: released on
-// the same stream when it goes out of scope, also when a call fails midway.
+// RAII for stream-ordered workspace taken from the handle (its pool or the
+// caller's allocator): released on the handle's stream when it goes out of
+// scope, also when a call fails midway.
 #pragma once
 
 #include "core/context.hpp"
@@ -14,14 +15,14 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(Context& ctx, size_t count)
-      : ctx_(&ctx), ptr_(static_cast<T*>(ctx.allocate(count * sizeof(T)))), count_(count) {}
+      : ctx_(&ctx), block_(ctx.allocate(count * sizeof(T))), count_(count) {}
   ~DeviceBuffer() { reset(); }
   DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       reset();
       ctx_ = std::exchange(other.ctx_, nullptr);
-      ptr_ = std::exchange(other.ptr_, nullptr);
+      block_ = std::exchange(other.block_, WorkspaceBlock{});
       count_ = std::exchange(other.count_, 0);
     }
     return *this;
@@ -29,17 +30,17 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  T* get() const { return ptr_; }
+  T* get() const { return static_cast<T*>(block_.ptr); }
   size_t size() const { return count_; }
   void reset() noexcept {
-    if (ctx_ && ptr_) ctx_->release(ptr_);
-    ptr_ = nullptr;
+    if (ctx_) ctx_->release(block_);
+    block_ = WorkspaceBlock{};
     count_ = 0;
   }
 
  private:
   Context* ctx_ = nullptr;
-  T* ptr_ = nullptr;
+  WorkspaceBlock block_;
   size_t count_ = 0;
 };
 

@@ -54,6 +54,10 @@ class CudaEngine final : public Engine {
         symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
         numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
 
+  void check_structure(const MatrixDesc& m, const char* name) override {
+    check_csr_structure<Index, Index>(ctx_, m, name);
+  }
+
   void analyze(const MatrixDesc& a, const MatrixDesc& b) override {
     const int rows = static_cast<int>(a.rows);
     const cudaStream_t stream = ctx_.stream();

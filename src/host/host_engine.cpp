@@ -1,5 +1,6 @@
 #include "host/host_engine.hpp"
 
+#include "core/csr_checks.hpp"
 #include "core/error.hpp"
 
 #include <omp.h>
@@ -41,6 +42,23 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
 template <class Value, class Index>
 class HostEngine final : public Engine {
  public:
+  void check_structure(const MatrixDesc& m, const char* name) override {
+    const auto* offsets = static_cast<const Index*>(m.row_offsets);
+    const auto* cols = static_cast<const Index*>(m.col_ind);
+    CsrDefects found;
+    std::fill(std::begin(found.first), std::end(found.first), CsrDefects::kNoDefect);
+    const int64_t positions = std::max(m.rows + 1, m.nnz);
+    for (int64_t i = 0; i < positions; ++i)
+      inspect_csr_position(i, m.rows, m.cols, m.nnz, m.base, offsets, cols,
+                           [&](int defect, int64_t at) {
+                             found.first[defect] =
+                                 std::min(found.first[defect], static_cast<uint64_t>(at));
+                           });
+    fail_on_defects(
+        found, name, m, [&](int64_t at) { return static_cast<int64_t>(offsets[at]); },
+        [&](int64_t at) { return static_cast<int64_t>(cols[at]); });
+  }
+
   void analyze(const MatrixDesc&, const MatrixDesc&) override {}
 
   int64_t symbolic(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c) override {

@@ -12,6 +12,9 @@ namespace spgemm {
 class Engine {
  public:
   virtual ~Engine() = default;
+  // Throws INVALID_VALUE naming the first defect of m's CSR structure
+  // (core/csr_checks.hpp). m's row offsets are not NULL.
+  virtual void check_structure(const MatrixDesc& m, const char* name) = 0;
   // Row statistics and binning from the structure of A and B.
   virtual void analyze(const MatrixDesc& A, const MatrixDesc& B) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).

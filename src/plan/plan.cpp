@@ -30,7 +30,8 @@ void require_supported_layout(const MatrixDesc& m, const char* name) {
 }
 
 void require_operand_arrays(const MatrixDesc& m, const char* name) {
-  if (m.rows > 0 && !m.row_offsets)
+  // a 0 x n matrix without entries needs no arrays at all
+  if (!m.row_offsets && (m.rows > 0 || m.nnz > 0))
     fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": rowOffsets is NULL");
   if (m.nnz > 0 && (!m.col_ind || !m.values))
     fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": colInd or values is NULL");
@@ -86,6 +87,10 @@ void Plan::analyze() {
   check_inputs();
   Context::DeviceGuard guard(*ctx_);
   stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
+  if (ctx_->input_checks()) {
+    if (A_->row_offsets) engine_->check_structure(*A_, "A");
+    if (B_->row_offsets) engine_->check_structure(*B_, "B");
+  }
   engine_->analyze(*A_, *B_);
   stage_ = Stage::analyzed;
 }

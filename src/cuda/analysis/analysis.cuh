@@ -3,6 +3,9 @@
 // A's column indices and B's row offsets, O(nnz(A)).
 #pragma once
 
+#include "core/context.hpp"
+#include "core/matrix.hpp"
+
 #include <cuda_runtime_api.h>
 
 namespace spgemm::cuda {
@@ -12,5 +15,10 @@ namespace spgemm::cuda {
 template <class Index>
 void row_products(const Index* a_offsets, const Index* a_cols, const Index* b_offsets,
                   Index rows, int* sizes, cudaStream_t stream);
+
+// The input checks (core/csr_checks.hpp) on the device: throws INVALID_VALUE
+// naming the first defect. Synchronizes the handle's stream once.
+template <class Offset, class Col>
+void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name);
 
 }  // namespace spgemm::cuda

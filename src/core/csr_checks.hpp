@@ -1,0 +1,83 @@
+// The structural checks of an input CSR matrix, shared by the host backend
+// (a loop) and the GPU backend (a kernel): one light pass over the row
+// offsets and the column indices that finds the first position of each kind
+// of defect. Unsorted rows and repeated column indices are valid input (a
+// repeated column is summed); everything else below is rejected before any
+// kernel reads the matrix.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <cstdint>
+#include <string>
+
+#if defined(__CUDACC__)
+#define SPGEMM_HOST_DEVICE __host__ __device__
+#else
+#define SPGEMM_HOST_DEVICE
+#endif
+
+namespace spgemm {
+
+enum CsrDefect : int {
+  kFirstOffset = 0,        // offsets[0] != base
+  kLastOffset = 1,         // offsets[rows] != nnz + base
+  kDecreasingOffsets = 2,  // offsets[r + 1] < offsets[r]
+  kColumnOutOfRange = 3,   // col_ind[i] outside [base, cols + base)
+  kCsrDefects = 4
+};
+
+// first[d]: smallest position (row or entry) with defect d, or kNoDefect.
+struct CsrDefects {
+  static constexpr uint64_t kNoDefect = ~uint64_t{0};
+  uint64_t first[kCsrDefects];
+};
+
+// Visits position i (0 <= i < max(rows + 1, nnz)) and reports each defect it
+// finds there through report(defect, position).
+template <class Offset, class Col, class Report>
+SPGEMM_HOST_DEVICE inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols,
+                                                    int64_t nnz, int64_t base,
+                                                    const Offset* offsets, const Col* col_ind,
+                                                    Report&& report) {
+  if (i == 0 && static_cast<int64_t>(offsets[0]) != base) report(kFirstOffset, 0);
+  if (i == 0 && static_cast<int64_t>(offsets[rows]) != nnz + base) report(kLastOffset, rows);
+  if (i < rows && offsets[i + 1] < offsets[i]) report(kDecreasingOffsets, i);
+  if (i < nnz) {
+    const int64_t c = static_cast<int64_t>(col_ind[i]) - base;
+    if (c < 0 || c >= cols) report(kColumnOutOfRange, i);
+  }
+}
+
+// Throws INVALID_VALUE describing the first defect found (in the order of
+// CsrDefect), if any. read_offset / read_col fetch one element for the
+// message (from device memory, for the GPU backend).
+template <class ReadOffset, class ReadCol>
+void fail_on_defects(const CsrDefects& found, const char* name, const MatrixDesc& m,
+                     ReadOffset&& read_offset, ReadCol&& read_col);
+
+// The report for one defect (used by fail_on_defects).
+[[noreturn]] void fail_csr_defect(const char* name, const MatrixDesc& m, CsrDefect defect,
+                                  int64_t position, int64_t value, int64_t next_value);
+
+template <class ReadOffset, class ReadCol>
+void fail_on_defects(const CsrDefects& found, const char* name, const MatrixDesc& m,
+                     ReadOffset&& read_offset, ReadCol&& read_col) {
+  for (int d = 0; d < kCsrDefects; ++d) {
+    if (found.first[d] == CsrDefects::kNoDefect) continue;
+    const auto at = static_cast<int64_t>(found.first[d]);
+    switch (static_cast<CsrDefect>(d)) {
+      case kFirstOffset:
+      case kLastOffset:
+        fail_csr_defect(name, m, static_cast<CsrDefect>(d), at, read_offset(at), 0);
+      case kDecreasingOffsets:
+        fail_csr_defect(name, m, kDecreasingOffsets, at, read_offset(at), read_offset(at + 1));
+      case kColumnOutOfRange:
+        fail_csr_defect(name, m, kColumnOutOfRange, at, read_col(at), 0);
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace spgemm

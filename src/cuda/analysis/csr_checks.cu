@@ -1,0 +1,67 @@
+// The input checks of core/csr_checks.hpp as one grid-stride kernel; the
+// first position of each defect is kept with a 64-bit atomicMin.
+#include "core/csr_checks.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "cuda/analysis/analysis.cuh"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace spgemm::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <class Offset, class Col>
+__global__ void csr_defects_kernel(int64_t rows, int64_t cols, int64_t nnz, int64_t base,
+                                   const Offset* __restrict__ offsets,
+                                   const Col* __restrict__ col_ind, CsrDefects* found) {
+  const int64_t positions = rows + 1 > nnz ? rows + 1 : nnz;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < positions;
+       i += stride)
+    inspect_csr_position(i, rows, cols, nnz, base, offsets, col_ind, [&](int defect, int64_t at) {
+      atomicMin(reinterpret_cast<unsigned long long*>(&found->first[defect]),
+                static_cast<unsigned long long>(at));
+    });
+}
+
+template <class T>
+int64_t read_one(const T* device_array, int64_t at) {
+  T value{};
+  SPGEMM_CUDA_CHECK(cudaMemcpy(&value, device_array + at, sizeof(T), cudaMemcpyDeviceToHost));
+  return static_cast<int64_t>(value);
+}
+
+}  // namespace
+
+template <class Offset, class Col>
+void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
+  const cudaStream_t stream = ctx.stream();
+  const auto* offsets = static_cast<const Offset*>(m.row_offsets);
+  const auto* cols = static_cast<const Col*>(m.col_ind);
+  DeviceBuffer<CsrDefects> found(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects), stream));
+  const int64_t positions = std::max(m.rows + 1, m.nnz);
+  const int64_t wanted = (positions + kThreads - 1) / kThreads;
+  const int64_t resident = static_cast<int64_t>(ctx.limits().sm_count) *
+                           (ctx.limits().max_threads_per_sm / kThreads);
+  const unsigned blocks = static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, resident)));
+  csr_defects_kernel<<<blocks, kThreads, 0, stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
+                                                      cols, found.get());
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects)));
+  SPGEMM_CUDA_CHECK(
+      cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects), cudaMemcpyDeviceToHost, stream));
+  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const CsrDefects result = *host;
+  fail_on_defects(
+      result, name, m, [&](int64_t at) { return read_one(offsets, at); },
+      [&](int64_t at) { return read_one(cols, at); });
+}
+
+template void check_csr_structure<int32_t, int32_t>(Context&, const MatrixDesc&, const char*);
+
+}  // namespace spgemm::cuda

@@ -13,12 +13,6 @@ using namespace spgemm_test;
 
 namespace {
 
-struct Handle {
-  spgemmHandle_t h = nullptr;
-  Handle() { spgemm_ok(spgemmCreate(&h), "spgemmCreate"); }
-  ~Handle() { spgemmDestroy(h); }
-};
-
 template <class V>
 void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>& B, V alpha,
                    const std::string& name) {

@@ -1,0 +1,228 @@
+// Reliability on the GPU: input checks (every defect refused before a kernel
+// reads the matrix, the plan still usable after), unsorted rows and repeated
+// columns accepted, and exhausted memory at every allocation (a capped
+// allocator): ALLOC_FAILED, everything taken given back, and a retry with
+// more memory succeeds on the same plan.
+#include "catch_main_skip.hpp"
+#include "compare.hpp"
+#include "csr_defects.hpp"
+#include "device_product.hpp"
+#include "generators.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+using namespace spgemm_test;
+
+namespace {
+
+template <class V>
+void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>& B, V alpha) {
+  DeviceProduct<V> product(handle, A, B);
+  const auto reference = reference_spgemm(A, B, alpha);
+  REQUIRE(product.nnz() == reference.C.nnz());
+  const std::string diff = compare_csr(product.numeric(alpha), reference, default_rtol<V>());
+  INFO(diff);
+  CHECK(diff.empty());
+}
+
+}  // namespace
+
+TEST_CASE("GPU input checks refuse every structural defect", "[gpu][checks]") {
+  Handle handle;
+  const HostCsr<double> valid = uniform_random(40, 40, 5, 101);
+  const int64_t valid_nnz = reference_spgemm(valid, valid, 1.0).C.nnz();
+  for (const CsrDefectCase& defect : csr_defect_cases(valid)) {
+    for (const bool in_a : {true, false}) {
+      INFO(defect.name << (in_a ? " in A" : " in B"));
+      DeviceCsr<double> A(in_a ? defect.matrix : valid), B(in_a ? valid : defect.matrix);
+      DeviceArray<int32_t> c_offsets(static_cast<size_t>(valid.rows) + 1);
+      c_offsets.poison();
+      spgemmMatDescr_t C = nullptr;
+      spgemm_ok(spgemmCreateCsr(&C, valid.rows, valid.cols, 0, c_offsets.ptr, nullptr, nullptr,
+                                SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                                CUDA_R_64F),
+                "C");
+      spgemmPlan_t plan = nullptr;
+      spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                 SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
+                "plan");
+      CHECK(spgemmAnalyze(handle.h, plan) == SPGEMM_STATUS_INVALID_VALUE);
+      const std::string message = spgemmGetLastErrorMessage();
+      INFO(message);
+      CHECK(message.find(std::string(in_a ? "A: " : "B: ") + defect.message) != std::string::npos);
+      int64_t nnz = -1;
+      CHECK(spgemmSymbolic(handle.h, plan, &nnz) == SPGEMM_STATUS_INVALID_VALUE);
+      CHECK(c_offsets.download().front() == -1);  // C untouched
+      // repair the operand on the device: the same plan goes on
+      DeviceCsr<double>& broken = in_a ? A : B;
+      broken.offsets.upload(valid.row_offsets);
+      broken.cols_.upload(valid.col_ind);
+      spgemm_ok(spgemmSymbolic(handle.h, plan, &nnz), "symbolic after repair");
+      CHECK(nnz == valid_nnz);
+      spgemmPlanDestroy(plan);
+      spgemmDestroyMatrix(C);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("GPU accepts unsorted rows and repeated columns", "[gpu][checks]", float,
+                   double) {
+  using V = TestType;
+  Handle handle;
+  for (const char* spec : {"uniform:500:8", "longrows:3000"}) {
+    INFO(spec);
+    const auto base = convert_values<V>(generate(spec));
+    check_product(handle.h, with_reversed_rows(base), with_reversed_rows(base), V(1.5));
+    check_product(handle.h, with_repeated_entries(base, 5), with_repeated_entries(base, 6), V(-1));
+  }
+}
+
+namespace {
+
+// A device allocator that refuses to hold more than `cap` bytes at once and
+// checks that everything it hands out comes back, with the right size.
+struct CappedAllocator {
+  size_t cap = SIZE_MAX;
+  size_t outstanding = 0;
+  size_t peak = 0;
+  int refusals = 0;
+  cudaStream_t stream = nullptr;
+  bool wrong_stream = false;
+  bool bad_free = false;
+  std::map<void*, size_t> live;
+
+  static int alloc(void* user, void** ptr, size_t bytes, cudaStream_t s) {
+    auto& self = *static_cast<CappedAllocator*>(user);
+    if (s != self.stream) self.wrong_stream = true;
+    if (self.outstanding + bytes > self.cap) {
+      ++self.refusals;
+      return 1;
+    }
+    if (cudaMallocAsync(ptr, bytes, s) != cudaSuccess) return 1;
+    self.live[*ptr] = bytes;
+    self.outstanding += bytes;
+    self.peak = std::max(self.peak, self.outstanding);
+    return 0;
+  }
+  static void free(void* user, void* ptr, size_t bytes, cudaStream_t s) {
+    auto& self = *static_cast<CappedAllocator*>(user);
+    const auto it = self.live.find(ptr);
+    if (it == self.live.end() || it->second != bytes) {
+      self.bad_free = true;
+      return;
+    }
+    self.live.erase(it);
+    self.outstanding -= bytes;
+    cudaFreeAsync(ptr, s);
+  }
+};
+
+// One product on its own plan with every phase's status recorded.
+struct PhaseRun {
+  spgemmStatus_t status = SPGEMM_STATUS_SUCCESS;
+  const char* failed_in = "";
+};
+
+}  // namespace
+
+TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", "[gpu][memory]") {
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  CappedAllocator allocator;
+  allocator.stream = stream;
+  {
+    Handle handle;
+    spgemm_ok(spgemmSetStream(handle.h, stream), "stream");
+    CHECK(spgemmSetDeviceAllocator(handle.h, &CappedAllocator::alloc, nullptr, &allocator) ==
+          SPGEMM_STATUS_INVALID_VALUE);
+    spgemm_ok(spgemmSetDeviceAllocator(handle.h, &CappedAllocator::alloc, &CappedAllocator::free,
+                                       &allocator),
+              "allocator");
+    // hub: long rows (dense windows) and short ones: every kind of workspace
+    const HostCsr<double> A = generate("hub:4000");
+    const auto reference = reference_spgemm(A, A, 2.0);
+
+    // Without a cap: the library's own accounting matches the allocator's.
+    spgemm_ok(spgemmResetPeakMemoryUsage(handle.h), "reset");
+    check_product(handle.h, A, A, 2.0);
+    size_t current = 1, peak = 0;
+    spgemm_ok(spgemmGetMemoryUsage(handle.h, &current, &peak), "usage");
+    CHECK(current == 0);
+    CHECK(peak == allocator.peak);
+    CHECK(allocator.outstanding == 0);
+    REQUIRE(allocator.peak > 0);
+    const size_t needed = allocator.peak;
+
+    // Caps from 0 up to what the product needs: every run either succeeds or
+    // fails with ALLOC_FAILED in some phase, gives back everything, and the
+    // same plan then succeeds once the cap is lifted.
+    std::map<std::string, int> failures_by_phase;
+    for (int step = 0; step <= 40; ++step) {
+      allocator.cap = needed * static_cast<size_t>(step) / 40;
+      INFO("cap " << allocator.cap << " of " << needed);
+      DeviceCsr<double> dA(A), dB(A);
+      DeviceArray<int32_t> offsets(static_cast<size_t>(A.rows) + 1);
+      DeviceArray<int32_t> cols(static_cast<size_t>(reference.C.nnz()));
+      DeviceArray<double> values(static_cast<size_t>(reference.C.nnz()));
+      cols.poison();
+      values.poison();
+      spgemmMatDescr_t C = nullptr;
+      spgemm_ok(spgemmCreateCsr(&C, A.rows, A.cols, 0, offsets.ptr, nullptr, nullptr,
+                                SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                                CUDA_R_64F),
+                "C");
+      spgemmPlan_t plan = nullptr;
+      spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                 SPGEMM_OPERATION_NON_TRANSPOSE, dA.descr, dB.descr, C, CUDA_R_64F),
+                "plan");
+      const double alpha = 2.0;
+      auto run_phases = [&]() -> PhaseRun {
+        spgemmStatus_t s = spgemmAnalyze(handle.h, plan);
+        if (s != SPGEMM_STATUS_SUCCESS) return {s, "analyze"};
+        int64_t nnz = -1;
+        s = spgemmSymbolic(handle.h, plan, &nnz);
+        if (s != SPGEMM_STATUS_SUCCESS) return {s, "symbolic"};
+        REQUIRE(nnz == reference.C.nnz());
+        spgemm_ok(spgemmCsrSetPointers(C, offsets.ptr, cols.ptr, values.ptr), "pointers");
+        s = spgemmNumeric(handle.h, plan, &alpha);
+        if (s != SPGEMM_STATUS_SUCCESS) return {s, "numeric"};
+        return {};
+      };
+      const PhaseRun first = run_phases();
+      if (first.status != SPGEMM_STATUS_SUCCESS) {
+        CHECK(first.status == SPGEMM_STATUS_ALLOC_FAILED);
+        CHECK(std::string(spgemmGetLastErrorMessage()).find("refused") != std::string::npos);
+        ++failures_by_phase[first.failed_in];
+        allocator.cap = SIZE_MAX;  // more memory: the same plan now succeeds
+        const PhaseRun retry = run_phases();
+        CHECK(retry.status == SPGEMM_STATUS_SUCCESS);
+      }
+      cuda_ok(cudaStreamSynchronize(stream), "sync");
+      HostCsr<double> got;
+      got.rows = A.rows;
+      got.cols = A.cols;
+      got.row_offsets = offsets.download();
+      got.col_ind = cols.download();
+      got.values = values.download();
+      const std::string diff = compare_csr(got, reference, default_rtol<double>());
+      INFO(diff);
+      CHECK(diff.empty());
+      spgemmPlanDestroy(plan);
+      spgemmDestroyMatrix(C);
+      CHECK(allocator.outstanding == 0);
+    }
+    CHECK(failures_by_phase["analyze"] > 0);
+    CHECK(failures_by_phase["symbolic"] > 0);
+    CHECK(allocator.refusals > 0);
+  }
+  CHECK_FALSE(allocator.wrong_stream);
+  CHECK_FALSE(allocator.bad_free);
+  CHECK(allocator.live.empty());
+  cuda_ok(cudaStreamDestroy(stream), "stream destroy");
+}
+
+int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

@@ -56,6 +56,13 @@ TEST_CASE("host: nnz(C) beyond 32-bit indices is refused", "[host][limits]") {
   spgemmDestroy(handle);
 }
 
+TEST_CASE("host: more than 2^27 columns", "[host][limits]") {
+  // the host backend keeps a dense accumulator of B.cols entries per thread:
+  // 2^27 + 1 columns (the GPU test goes to 2^28 + 7)
+  check_sampled(uniform_random(2000, 300, 8, 6), uniform_random(300, (int64_t{1} << 27) + 1, 60, 5),
+                2000);
+}
+
 TEST_CASE("host: a row of A with 4M entries", "[host][limits]") {
   check_sampled(dense_rows<double>(1, 4000000, 8), one_per_row<double>(4000000, 1000, 9), 1);
 }

@@ -41,15 +41,20 @@ __device__ __forceinline__ int group_in_block() {
 // Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).
+// `lanes` (a power of two dividing `threads`) is widened while there are more
+// sub-groups than entries in A's row, so that a row of A with one entry and a
+// long row of B keeps every thread busy.
 template <class Index, class Product>
 __device__ __forceinline__ void for_each_product(const Pattern<Index>& A, const Pattern<Index>& B,
                                                  int row, int rank, int threads, int lanes,
                                                  Product&& product) {
+  const Index a_begin = A.offsets[row];
+  const Index a_end = A.offsets[row + 1];
+  while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
   const int lane = rank % lanes;
   const int sub = rank / lanes;
   const int subs = threads / lanes;
-  const Index a_end = A.offsets[row + 1];
-  for (Index a = A.offsets[row] + sub; a < a_end; a += subs) {
+  for (Index a = a_begin + sub; a < a_end; a += subs) {
     const Index k = A.cols[a];
     const Index b_end = B.offsets[k + 1];
     for (Index b = B.offsets[k] + lane; b < b_end; b += lanes) product(static_cast<int>(B.cols[b]), a, b);

@@ -8,6 +8,14 @@
 
 namespace spgemm {
 
+// The index layouts every backend is instantiated for, as (offset type,
+// column index type): 32/32, 64/32 and 64/64, as in cuSPARSE. X is a macro
+// taking the two types.
+#define SPGEMM_FOR_EACH_INDEX_LAYOUT(X) \
+  X(int32_t, int32_t)                   \
+  X(int64_t, int32_t)                   \
+  X(int64_t, int64_t)
+
 struct MatrixDesc {
   int64_t rows = 0;
   int64_t cols = 0;
@@ -22,39 +30,30 @@ struct MatrixDesc {
   spgemmMemoryType_t memory = SPGEMM_MEMORY_DEVICE;
 };
 
-// Read-only typed view of an input operand (zero-based).
-template <class Value, class Index>
+// Typed host-side view of a CSR matrix: begin/end/col come out zero-based
+// whatever the index base.
+template <class Value, class Offset, class Col>
 struct CsrView {
-  Index rows;
-  Index cols;
-  const Index* row_offsets;
-  const Index* col_ind;
-  const Value* values;
-};
-
-// The output: row offsets are written by the symbolic phase, columns and
-// values by the numeric phase.
-template <class Value, class Index>
-struct CsrOut {
-  Index rows;
-  Index cols;
-  Index* row_offsets;
-  Index* col_ind;
+  int64_t rows;
+  int64_t cols;
+  Offset* offsets;
+  Col* col_ind;
   Value* values;
+  int base;
+
+  int64_t begin(int64_t row) const { return static_cast<int64_t>(offsets[row]) - base; }
+  int64_t end(int64_t row) const { return static_cast<int64_t>(offsets[row + 1]) - base; }
+  int64_t col(int64_t i) const { return static_cast<int64_t>(col_ind[i]) - base; }
 };
 
-template <class Value, class Index>
-CsrView<Value, Index> view_of(const MatrixDesc& m) {
-  return {static_cast<Index>(m.rows), static_cast<Index>(m.cols),
-          static_cast<const Index*>(m.row_offsets), static_cast<const Index*>(m.col_ind),
-          static_cast<const Value*>(m.values)};
-}
-
-template <class Value, class Index>
-CsrOut<Value, Index> output_of(const MatrixDesc& m) {
-  return {static_cast<Index>(m.rows), static_cast<Index>(m.cols),
-          static_cast<Index*>(m.row_offsets), static_cast<Index*>(m.col_ind),
-          static_cast<Value*>(m.values)};
+template <class Value, class Offset, class Col>
+CsrView<Value, Offset, Col> view_of(const MatrixDesc& m) {
+  return {m.rows,
+          m.cols,
+          static_cast<Offset*>(m.row_offsets),
+          static_cast<Col*>(m.col_ind),
+          static_cast<Value*>(m.values),
+          static_cast<int>(m.base)};
 }
 
 }  // namespace spgemm

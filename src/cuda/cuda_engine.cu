@@ -40,13 +40,19 @@ struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
 
-template <class Index>
-Pattern<Index> pattern_of(const MatrixDesc& m) {
-  return {static_cast<const Index*>(m.row_offsets), static_cast<const Index*>(m.col_ind),
-          static_cast<Index>(m.cols)};
+// Shifts an exclusive scan by the index base, so C's offsets come out in it.
+template <class Offset>
+struct PlusOffsets {
+  __host__ __device__ Offset operator()(Offset a, Offset b) const { return a + b; }
+};
+
+template <class Offset, class Col>
+Pattern<Offset, Col> pattern_of(const MatrixDesc& m) {
+  return {static_cast<const Offset*>(m.row_offsets), static_cast<const Col*>(m.col_ind),
+          static_cast<int>(m.cols), static_cast<int>(m.base)};
 }
 
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 class CudaEngine final : public Engine {
  public:
   explicit CudaEngine(Context& ctx)
@@ -55,7 +61,7 @@ class CudaEngine final : public Engine {
         numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
 
   void check_structure(const MatrixDesc& m, const char* name) override {
-    check_csr_structure<Index, Index>(ctx_, m, name);
+    check_csr_structure<Offset, Col>(ctx_, m, name);
   }
 
   void analyze(const MatrixDesc& a, const MatrixDesc& b) override {
@@ -69,9 +75,7 @@ class CudaEngine final : public Engine {
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
-    const Pattern<Index> A = pattern_of<Index>(a);
-    row_products(A.offsets, A.cols, pattern_of<Index>(b).offsets, static_cast<Index>(rows),
-                 products, stream);
+    row_products(pattern_of<Offset, Col>(a), pattern_of<Offset, Col>(b), rows, products, stream);
     bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
              symbolic_rows_.get(), stream);
   }
@@ -79,55 +83,60 @@ class CudaEngine final : public Engine {
   int64_t symbolic(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c) override {
     const int rows = static_cast<int>(a.rows);
     const cudaStream_t stream = ctx_.stream();
-    Index* offsets = static_cast<Index*>(c.row_offsets);
+    auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = summary_.get();
     // Rows without products are not binned: their count stays 0.
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Index) * (rows + 1), stream));
-    if (rows > 0) {
-      launch_symbolic<Index>(ctx_.limits(), symbolic_layout_, pattern_of<Index>(a),
-                             pattern_of<Index>(b), rows, lanes_, &summary->symbolic,
-                             symbolic_rows_.get(), offsets, stream);
-      total_and_scan(offsets, rows, &summary->nnz, stream);
-      SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-      bin_rows({nullptr, offsets}, rows, numeric_layout_.thresholds, &summary->numeric,
-               numeric_rows_.get(), stream);
-    }
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
+    if (rows > 0)
+      launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(a),
+                                   pattern_of<Offset, Col>(b), rows, lanes_, &summary->symbolic,
+                                   symbolic_rows_.get(), offsets, stream);
+    total_and_scan(offsets, rows, static_cast<Offset>(c.base), &summary->nnz, stream);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
+    bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
+             numeric_rows_.get(), stream);
     auto* host = static_cast<Summary*>(ctx_.pinned_scratch(sizeof(Summary)));
     SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, summary, sizeof(Summary), cudaMemcpyDeviceToHost, stream));
     SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::memcpy(&numeric_counts_, &host->numeric, sizeof(BinCounts));
-    return rows > 0 ? host->nnz : 0;
+    return host->nnz;
   }
 
   void numeric(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c,
                const void* alpha) override {
     if (c.nnz == 0) return;
-    NumericArgs<Value, Index> args{pattern_of<Index>(a),
-                                   pattern_of<Index>(b),
-                                   static_cast<const Value*>(a.values),
-                                   static_cast<const Value*>(b.values),
-                                   *static_cast<const Value*>(alpha),
-                                   static_cast<const Index*>(c.row_offsets),
-                                   static_cast<Index*>(c.col_ind),
-                                   static_cast<Value*>(c.values)};
-    launch_numeric<Value, Index>(ctx_.limits(), numeric_layout_, args, lanes_, numeric_counts_,
-                                 &summary_.get()->numeric, numeric_rows_.get(), ctx_.stream());
+    NumericArgs<Value, Offset, Col> args{pattern_of<Offset, Col>(a),
+                                         pattern_of<Offset, Col>(b),
+                                         static_cast<const Value*>(a.values),
+                                         static_cast<const Value*>(b.values),
+                                         *static_cast<const Value*>(alpha),
+                                         static_cast<const Offset*>(c.row_offsets),
+                                         static_cast<int>(c.base),
+                                         static_cast<Col*>(c.col_ind),
+                                         static_cast<Value*>(c.values)};
+    launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args, lanes_,
+                                       numeric_counts_, &summary_.get()->numeric,
+                                       numeric_rows_.get(), ctx_.stream());
   }
 
  private:
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not
-  // wrapped), then the row counts become row offsets in place.
-  void total_and_scan(Index* offsets, int rows, long long* total, cudaStream_t stream) {
+  // wrapped), then the row counts become row offsets in place, starting at
+  // C's index base.
+  void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
+                      cudaStream_t stream) {
     size_t reduce_bytes = 0, scan_bytes = 0;
     SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, reduce_bytes, offsets, total, rows,
                                                 Sum64{}, 0LL, stream));
-    SPGEMM_CUDA_CHECK(
-        cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, offsets, offsets, rows + 1, stream));
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, offsets, offsets,
+                                                     PlusOffsets<Offset>{}, base, rows + 1,
+                                                     stream));
     DeviceBuffer<unsigned char> temp(ctx_, std::max(reduce_bytes, scan_bytes));
     SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(), reduce_bytes, offsets, total, rows,
                                                 Sum64{}, 0LL, stream));
-    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, offsets, offsets,
-                                                    rows + 1, stream));
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp.get(), scan_bytes, offsets, offsets,
+                                                     PlusOffsets<Offset>{}, base, rows + 1,
+                                                     stream));
   }
 
   Context& ctx_;
@@ -142,12 +151,14 @@ class CudaEngine final : public Engine {
 
 }  // namespace
 
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_cuda_engine(Context& ctx) {
-  return std::make_unique<CudaEngine<Value, Index>>(ctx);
+  return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx);
 }
 
-template std::unique_ptr<Engine> make_cuda_engine<float, int32_t>(Context&);
-template std::unique_ptr<Engine> make_cuda_engine<double, int32_t>(Context&);
+#define SPGEMM_INSTANTIATE_CUDA_ENGINE(Offset, Col)                             \
+  template std::unique_ptr<Engine> make_cuda_engine<float, Offset, Col>(Context&); \
+  template std::unique_ptr<Engine> make_cuda_engine<double, Offset, Col>(Context&);
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CUDA_ENGINE)
 
 }  // namespace spgemm

@@ -8,7 +8,7 @@
 
 namespace spgemm {
 
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_cuda_engine(Context& ctx);
 
 }  // namespace spgemm

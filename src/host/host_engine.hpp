@@ -10,7 +10,7 @@
 
 namespace spgemm {
 
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_host_engine();
 
 }  // namespace spgemm

@@ -14,19 +14,36 @@ namespace {
 
 bool supported_value_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_64F; }
 
-void require_supported_layout(const MatrixDesc& m, const char* name) {
-  if (m.offset_type != SPGEMM_INDEX_32I || m.index_type != SPGEMM_INDEX_32I)
+// The largest nnz a matrix with this offset type and index base can hold.
+int64_t max_nnz(const MatrixDesc& m) {
+  const int64_t max_offset = m.offset_type == SPGEMM_INDEX_32I
+                                 ? std::numeric_limits<int32_t>::max()
+                                 : std::numeric_limits<int64_t>::max();
+  return max_offset - m.base;
+}
+
+void require_supported_layout(const MatrixDesc& m, const MatrixDesc& like, const char* name) {
+  if (m.offset_type == SPGEMM_INDEX_32I && m.index_type == SPGEMM_INDEX_64I)
     fail(SPGEMM_STATUS_NOT_SUPPORTED,
-         std::string(name) + ": only 32-bit row offsets and column indices are supported");
-  if (m.base != SPGEMM_INDEX_BASE_ZERO)
-    fail(SPGEMM_STATUS_NOT_SUPPORTED, std::string(name) + ": only zero-based indexing is supported");
+         std::string(name) + ": 32-bit row offsets with 64-bit column indices are not supported "
+                             "(use 32/32, 64/32 or 64/64)");
+  if (m.offset_type != like.offset_type || m.index_type != like.index_type ||
+      m.base != like.base)
+    fail(SPGEMM_STATUS_NOT_SUPPORTED,
+         std::string(name) + ": offset type, index type and index base must be those of A");
   if (!supported_value_type(m.value_type))
     fail(SPGEMM_STATUS_NOT_SUPPORTED,
          std::string(name) + ": only CUDA_R_32F and CUDA_R_64F values are supported");
+  // Kernels index rows and columns with int; 64-bit types lift the limit on
+  // nnz only.
   constexpr int64_t max32 = std::numeric_limits<int32_t>::max();
-  if (m.rows > max32 || m.cols > max32 || m.nnz > max32)
+  if (m.rows > max32 || m.cols > max32)
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
-         std::string(name) + ": dimensions or nnz exceed the 32-bit index type");
+         std::string(name) + ": more than 2^31 - 1 rows or columns are not supported");
+  if (m.nnz > max_nnz(m))
+    fail(SPGEMM_STATUS_INDEX_OVERFLOW,
+         std::string(name) + ": nnz = " + std::to_string(m.nnz) +
+             " does not fit its row offset type");
 }
 
 void require_operand_arrays(const MatrixDesc& m, const char* name) {
@@ -37,13 +54,20 @@ void require_operand_arrays(const MatrixDesc& m, const char* name) {
     fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": colInd or values is NULL");
 }
 
-template <class Value>
+template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
-  if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, int32_t>();
+  if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, Offset, Col>();
   if (!ctx.has_device())
     fail(SPGEMM_STATUS_NO_DEVICE,
          std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
-  return make_cuda_engine<Value, int32_t>(ctx);
+  return make_cuda_engine<Value, Offset, Col>(ctx);
+}
+
+template <class Value>
+std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like) {
+  if (like.offset_type == SPGEMM_INDEX_32I) return make_engine<Value, int32_t, int32_t>(ctx, like.memory);
+  if (like.index_type == SPGEMM_INDEX_32I) return make_engine<Value, int64_t, int32_t>(ctx, like.memory);
+  return make_engine<Value, int64_t, int64_t>(ctx, like.memory);
 }
 
 }  // namespace
@@ -57,17 +81,17 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
       C->value_type != compute_type)
     fail(SPGEMM_STATUS_NOT_SUPPORTED,
          "the value types of A, B, C and the compute type must be the same");
-  require_supported_layout(*A, "A");
-  require_supported_layout(*B, "B");
-  require_supported_layout(*C, "C");
+  require_supported_layout(*A, *A, "A");
+  require_supported_layout(*B, *A, "B");
+  require_supported_layout(*C, *A, "C");
   if (A->cols != B->rows) fail(SPGEMM_STATUS_INVALID_VALUE, "A.cols != B.rows");
   if (C->rows != A->rows || C->cols != B->cols)
     fail(SPGEMM_STATUS_INVALID_VALUE, "C must be A.rows x B.cols");
   if (A->memory != B->memory || A->memory != C->memory)
     fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
   check_inputs();
-  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(*ctx_, memory_)
-                                       : make_engine<double>(*ctx_, memory_);
+  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(*ctx_, *A)
+                                       : make_engine<double>(*ctx_, *A);
 }
 
 Plan::~Plan() {
@@ -103,9 +127,9 @@ int64_t Plan::symbolic() {
   Context::DeviceGuard guard(*ctx_);
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
   const int64_t nnz = engine_->symbolic(*A_, *B_, *C_);
-  if (nnz > std::numeric_limits<int32_t>::max())
+  if (nnz > max_nnz(*C_))
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
-         "nnz(C) = " + std::to_string(nnz) + " does not fit the 32-bit index type of C");
+         "nnz(C) = " + std::to_string(nnz) + " does not fit the row offset type of C");
   C_->nnz = nnz;
   stage_ = Stage::symbolic_done;
   return nnz;

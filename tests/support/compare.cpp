@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -59,8 +60,39 @@ std::string compare_csr(const HostCsr<V>& got, const ReferenceProduct<V>& ref, d
   return std::string();
 }
 
+template <class V>
+std::string compare_identical(const HostCsr<V>& got, const HostCsr<V>& want) {
+  std::ostringstream msg;
+  msg.precision(std::numeric_limits<V>::max_digits10);
+  if (got.rows != want.rows || got.cols != want.cols) {
+    msg << "dimensions: got " << got.rows << " x " << got.cols << ", expected " << want.rows
+        << " x " << want.cols;
+  } else if (got.row_offsets != want.row_offsets || got.col_ind != want.col_ind) {
+    const bool offsets = got.row_offsets != want.row_offsets;
+    const auto& g = offsets ? got.row_offsets : got.col_ind;
+    const auto& w = offsets ? want.row_offsets : want.col_ind;
+    size_t i = 0;
+    while (i < g.size() && i < w.size() && g[i] == w[i]) ++i;
+    msg << (offsets ? "row_offsets[" : "col_ind[") << i << "]: got "
+        << (i < g.size() ? std::to_string(g[i]) : "nothing") << ", expected "
+        << (i < w.size() ? std::to_string(w[i]) : "nothing");
+  } else if (got.values.size() != want.values.size()) {
+    msg << "got " << got.values.size() << " values, expected " << want.values.size();
+  } else {
+    for (size_t e = 0; e < want.values.size(); ++e)
+      if (std::memcmp(&got.values[e], &want.values[e], sizeof(V)) != 0) {
+        msg << "value of entry " << e << " (column " << want.col_ind[e] << "): " << got.values[e]
+            << ", expected exactly " << want.values[e];
+        break;
+      }
+  }
+  return msg.str();
+}
+
 template std::string compare_csr<float>(const HostCsr<float>&, const ReferenceProduct<float>&, double);
 template std::string compare_csr<double>(const HostCsr<double>&, const ReferenceProduct<double>&,
                                          double);
+template std::string compare_identical<float>(const HostCsr<float>&, const HostCsr<float>&);
+template std::string compare_identical<double>(const HostCsr<double>&, const HostCsr<double>&);
 
 }  // namespace spgemm_test

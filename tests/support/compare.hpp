@@ -39,4 +39,15 @@ extern template std::string compare_csr<float>(const HostCsr<float>&, const Refe
 extern template std::string compare_csr<double>(const HostCsr<double>&,
                                                 const ReferenceProduct<double>&, double);
 
+// "" when got and want are the same bits: dimensions, row_offsets, col_ind,
+// and values compared byte for byte (so -0 != +0, and a NaN is never
+// identical to a number). Otherwise the first difference. For results that
+// must be reproducible exactly (the host backend, run again).
+template <class V>
+std::string compare_identical(const HostCsr<V>& got, const HostCsr<V>& want);
+
+extern template std::string compare_identical<float>(const HostCsr<float>&, const HostCsr<float>&);
+extern template std::string compare_identical<double>(const HostCsr<double>&,
+                                                      const HostCsr<double>&);
+
 }  // namespace spgemm_test

@@ -11,19 +11,17 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <class Index>
-__global__ void row_products_kernel(const Index* __restrict__ a_offsets,
-                                    const Index* __restrict__ a_cols,
-                                    const Index* __restrict__ b_offsets, Index rows,
+template <class Offset, class Col>
+__global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows,
                                     int* __restrict__ sizes) {
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const Index row = static_cast<Index>(thread / kAnalysisLanes);
+  const int row = static_cast<int>(thread / kAnalysisLanes);
   const int lane = static_cast<int>(thread % kAnalysisLanes);
   long long products = 0;
   if (row < rows) {
-    for (Index i = a_offsets[row] + lane; i < a_offsets[row + 1]; i += kAnalysisLanes) {
-      const Index k = a_cols[i];
-      products += b_offsets[k + 1] - b_offsets[k];
+    for (Offset i = A.begin(row) + lane; i < A.end(row); i += kAnalysisLanes) {
+      const int k = A.col(i);
+      products += B.end(k) - B.begin(k);
     }
   }
   // every lane of the warp takes part, also those past the last row
@@ -34,17 +32,19 @@ __global__ void row_products_kernel(const Index* __restrict__ a_offsets,
 
 }  // namespace
 
-template <class Index>
-void row_products(const Index* a_offsets, const Index* a_cols, const Index* b_offsets,
-                  Index rows, int* sizes, cudaStream_t stream) {
+template <class Offset, class Col>
+void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int* sizes,
+                  cudaStream_t stream) {
   if (rows == 0) return;
   const long long threads = static_cast<long long>(rows) * kAnalysisLanes;
   const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-  row_products_kernel<<<blocks, kThreads, 0, stream>>>(a_offsets, a_cols, b_offsets, rows, sizes);
+  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, rows, sizes);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-template void row_products<int32_t>(const int32_t*, const int32_t*, const int32_t*, int32_t,
-                                    int*, cudaStream_t);
+#define SPGEMM_INSTANTIATE_ROW_PRODUCTS(Offset, Col)                                        \
+  template void row_products<Offset, Col>(Pattern<Offset, Col>, Pattern<Offset, Col>, int, \
+                                          int*, cudaStream_t);
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ROW_PRODUCTS)
 
 }  // namespace spgemm::cuda

@@ -5,6 +5,7 @@
 
 #include "core/context.hpp"
 #include "core/matrix.hpp"
+#include "cuda/pattern.cuh"
 
 #include <cuda_runtime_api.h>
 
@@ -12,9 +13,9 @@ namespace spgemm::cuda {
 
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
 // the dense bin, whose loops use 64-bit counters).
-template <class Index>
-void row_products(const Index* a_offsets, const Index* a_cols, const Index* b_offsets,
-                  Index rows, int* sizes, cudaStream_t stream);
+template <class Offset, class Col>
+void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int* sizes,
+                  cudaStream_t stream);
 
 // The input checks (core/csr_checks.hpp) on the device: throws INVALID_VALUE
 // naming the first defect. Synchronizes the handle's stream once.

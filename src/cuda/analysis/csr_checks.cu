@@ -62,6 +62,8 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
       [&](int64_t at) { return read_one(cols, at); });
 }
 
-template void check_csr_structure<int32_t, int32_t>(Context&, const MatrixDesc&, const char*);
+#define SPGEMM_INSTANTIATE_CHECKS(Offset, Col) \
+  template void check_csr_structure<Offset, Col>(Context&, const MatrixDesc&, const char*);
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 
 }  // namespace spgemm::cuda

@@ -8,7 +8,9 @@ namespace {
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
-  return s.sizes ? s.sizes[row] : s.offsets[row + 1] - s.offsets[row];
+  if (s.sizes) return s.sizes[row];
+  if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];
+  return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
 }
 
 // -1 for rows that are dropped.

@@ -12,13 +12,18 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 namespace spgemm::cuda {
 
 // Where a row's size comes from: an array, or C's row offsets (numeric phase).
 struct RowSizes {
-  const int* sizes = nullptr;      // sizes[row], or
-  const int* offsets = nullptr;    // offsets[row + 1] - offsets[row]
+  const int* sizes = nullptr;          // sizes[row], or
+  const int32_t* offsets32 = nullptr;  // offsets[row + 1] - offsets[row], or
+  const int64_t* offsets64 = nullptr;  // the same with 64-bit offsets
 };
+inline RowSizes sizes_from_offsets(const int32_t* offsets) { return {nullptr, offsets, nullptr}; }
+inline RowSizes sizes_from_offsets(const int64_t* offsets) { return {nullptr, nullptr, offsets}; }
 
 // counts must be zeroed before.
 void bin_rows(RowSizes sizes, int rows, const BinThresholds& thresholds, BinCounts* counts,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/context.hpp"
+#include "core/matrix.hpp"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/row_loop.cuh"
 
@@ -12,28 +13,34 @@ namespace spgemm::cuda {
 // Writes the nnz of every binned row of C into row_nnz. Row counts are only
 // on the device: every bin is launched with a grid sized for `rows` rows and
 // the kernels read their bin's count themselves (no host round trip).
-template <class Index>
-void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Index> A,
-                     Pattern<Index> B, int rows, int lanes, const BinCounts* counts,
-                     const int* binned_rows, Index* row_nnz, cudaStream_t stream);
+template <class Offset, class Col>
+void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
+                     Pattern<Offset, Col> B, int rows, int lanes, const BinCounts* counts,
+                     const int* binned_rows, Offset* row_nnz, cudaStream_t stream);
 
-template <class Value, class Index>
+// C's row offsets carry C's index base (c_begin / c_end take it off); its
+// column indices are written with c_base added.
+template <class Value, class Offset, class Col>
 struct NumericArgs {
-  Pattern<Index> A, B;
+  Pattern<Offset, Col> A, B;
   const Value* a_values;
   const Value* b_values;
   Value alpha;
-  const Index* c_offsets;
-  Index* c_cols;
+  const Offset* c_offsets;
+  int c_base;
+  Col* c_cols;
   Value* c_values;
+
+  __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
+  __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
 };
 
 // Fills C's columns and values. host_counts are the bin counts read back at
 // the end of the symbolic phase, so empty bins are skipped and grids are
 // exact.
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Index>& args, int lanes, const BinCounts& host_counts,
+                    const NumericArgs<Value, Offset, Col>& args, int lanes, const BinCounts& host_counts,
                     const BinCounts* counts, const int* binned_rows, cudaStream_t stream);
 
 }  // namespace spgemm::cuda

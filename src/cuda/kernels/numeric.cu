@@ -19,8 +19,8 @@ namespace spgemm::cuda {
 namespace {
 
 // One group per row: accumulate in a shared hash map, sort it, copy out.
-template <Group G, class Value, class Index>
-__global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCounts* counts,
+template <Group G, class Value, class Offset, class Col>
+__global__ void hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts,
                                     int bin, const int* __restrict__ binned_rows, int log2_table,
                                     int lanes) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -46,14 +46,14 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
       values[s] = Value(0);
     }
     group.sync();
-    for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Index a, Index b) {
+    for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
       map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
     });
     group.sync();
-    const Index out = args.c_offsets[row];
-    const int len = static_cast<int>(args.c_offsets[row + 1] - out);
+    const Offset out = args.c_begin(row);
+    const int len = static_cast<int>(args.c_end(row) - out);
     if (table <= kRankSortMaxTable) {
-      scatter_sorted_by_rank(group, keys, values, table, len, args.c_cols + out,
+      scatter_sorted_by_rank(group, keys, values, table, len, args.c_base, args.c_cols + out,
                              args.c_values + out);
     } else {
       int sort_length;
@@ -65,7 +65,7 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
       }
       bitonic_sort_pairs(group, keys, values, sort_length);
       for (int s = rank; s < len && s < sort_length; s += threads) {
-        args.c_cols[out + s] = static_cast<Index>(keys[s]);
+        args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);
         args.c_values[out + s] = values[s];
       }
     }
@@ -75,9 +75,9 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Index> args, const BinCou
 
 // One block per long row: a dense value array with a bitmask over windows of
 // the row's column range; each window is compacted in column order.
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_numeric_kernel(NumericArgs<Value, Index> args, const BinCounts* counts, int bin,
+    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
                          const int* __restrict__ binned_rows, int window, int lanes) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
@@ -94,10 +94,10 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Index, BlockReduce>(args.A, args.B, row, lanes, window, temp.reduce,
-                                             lo, hi);
-    const Index out = args.c_offsets[row];
-    const int len = static_cast<int>(args.c_offsets[row + 1] - out);
+    product_column_range<Offset, Col, BlockReduce>(args.A, args.B, row, lanes, window,
+                                                   temp.reduce, lo, hi);
+    const Offset out = args.c_begin(row);
+    const int len = static_cast<int>(args.c_end(row) - out);
     int written = 0;
     for (long long w0 = lo; w0 <= hi && written < len; w0 += window) {
       // only the part of the window the row's column span reaches
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
       for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
-                       [&](int col, Index a, Index b) {
+                       [&](int col, Offset a, Offset b) {
                          const long long offset = col - w0;
                          if (offset >= 0 && offset < window)
                            acc.add(static_cast<int>(offset),
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
         for (uint32_t bits = acc.mask.words[w]; bits != 0; bits &= bits - 1) {
           const int offset = w * 32 + __ffs(bits) - 1;
           if (position < len) {
-            args.c_cols[out + position] = static_cast<Index>(w0 + offset);
+            args.c_cols[out + position] = static_cast<Col>(w0 + offset + args.c_base);
             args.c_values[out + position] = acc.values[offset];
           }
           ++position;
@@ -141,11 +141,11 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-template <Group G, class Value, class Index>
+template <Group G, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, int rows_in_bin,
-                     const NumericArgs<Value, Index>& args, int lanes, const BinCounts* counts,
-                     const int* binned_rows, cudaStream_t stream) {
-  auto kernel = hash_numeric_kernel<G, Value, Index>;
+                     const NumericArgs<Value, Offset, Col>& args, int lanes,
+                     const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
+  auto kernel = hash_numeric_kernel<G, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_bin, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
@@ -158,9 +158,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
 
 }  // namespace
 
-template <class Value, class Index>
+template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Index>& args, int lanes, const BinCounts& host_counts,
+                    const NumericArgs<Value, Offset, Col>& args, int lanes, const BinCounts& host_counts,
                     const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const int rows_in_bin = host_counts.count[bin];
@@ -177,7 +177,7 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
   }
   const int long_rows = host_counts.count[layout.dense_bin()];
   if (long_rows == 0) return;
-  auto kernel = dense_numeric_kernel<Value, Index>;
+  auto kernel = dense_numeric_kernel<Value, Offset, Col>;
   const size_t smem_limit = dynamic_smem_limit(kernel, limits);
   // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
   const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
@@ -188,12 +188,13 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-#define SPGEMM_INSTANTIATE_NUMERIC(Value, Index)                                              \
-  template void launch_numeric<Value, Index>(const DeviceLimits&, const BinLayout&,          \
-                                             const NumericArgs<Value, Index>&, int,          \
-                                             const BinCounts&, const BinCounts*, const int*, \
-                                             cudaStream_t);
-SPGEMM_INSTANTIATE_NUMERIC(float, int32_t)
-SPGEMM_INSTANTIATE_NUMERIC(double, int32_t)
+#define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
+  template void launch_numeric<Value, Offset, Col>(                                           \
+      const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int,     \
+      const BinCounts&, const BinCounts*, const int*, cudaStream_t);
+#define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
+  SPGEMM_INSTANTIATE_NUMERIC(float, Offset, Col)       \
+  SPGEMM_INSTANTIATE_NUMERIC(double, Offset, Col)
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)
 
 }  // namespace spgemm::cuda

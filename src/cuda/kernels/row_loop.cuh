@@ -3,19 +3,13 @@
 #pragma once
 
 #include "cuda/configs/bins.hpp"
+#include "cuda/pattern.cuh"
 
 #include <cooperative_groups.h>
 
 namespace spgemm::cuda {
 
 namespace cg = cooperative_groups;
-
-template <class Index>
-struct Pattern {
-  const Index* offsets;
-  const Index* cols;
-  Index num_cols;
-};
 
 template <Group G>
 __device__ __forceinline__ auto make_group() {
@@ -44,38 +38,38 @@ __device__ __forceinline__ int group_in_block() {
 // `lanes` (a power of two dividing `threads`) is widened while there are more
 // sub-groups than entries in A's row, so that a row of A with one entry and a
 // long row of B keeps every thread busy.
-template <class Index, class Product>
-__device__ __forceinline__ void for_each_product(const Pattern<Index>& A, const Pattern<Index>& B,
-                                                 int row, int rank, int threads, int lanes,
-                                                 Product&& product) {
-  const Index a_begin = A.offsets[row];
-  const Index a_end = A.offsets[row + 1];
+template <class Offset, class Col, class Product>
+__device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
+                                                 const Pattern<Offset, Col>& B, int row, int rank,
+                                                 int threads, int lanes, Product&& product) {
+  const Offset a_begin = A.begin(row);
+  const Offset a_end = A.end(row);
   while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
   const int lane = rank % lanes;
   const int sub = rank / lanes;
   const int subs = threads / lanes;
-  for (Index a = a_begin + sub; a < a_end; a += subs) {
-    const Index k = A.cols[a];
-    const Index b_end = B.offsets[k + 1];
-    for (Index b = B.offsets[k] + lane; b < b_end; b += lanes) product(static_cast<int>(B.cols[b]), a, b);
+  for (Offset a = a_begin + sub; a < a_end; a += subs) {
+    const int k = A.col(a);
+    const Offset b_end = B.end(k);
+    for (Offset b = B.begin(k) + lane; b < b_end; b += lanes) product(B.col(b), a, b);
   }
 }
 
 // Smallest and largest column a row's products touch (block-wide). When all
 // of B's columns fit one window the range is not worth a pass over the
 // products: it is then B's whole column range.
-template <class Index, class BlockReduce>
-__device__ void product_column_range(const Pattern<Index>& A, const Pattern<Index>& B, int row,
+template <class Offset, class Col, class BlockReduce>
+__device__ void product_column_range(const Pattern<Offset, Col>& A, const Pattern<Offset, Col>& B, int row,
                                      int lanes, long long window,
                                      typename BlockReduce::TempStorage& temp, int& lo, int& hi) {
   if (B.num_cols <= window) {
     lo = 0;
-    hi = static_cast<int>(B.num_cols) - 1;
+    hi = B.num_cols - 1;
     return;
   }
   __shared__ int range[2];
   int my_lo = 0x7fffffff, my_hi = -1;
-  for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {
+  for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Offset, Offset) {
     my_lo = min(my_lo, col);
     my_hi = max(my_hi, col);
   });

@@ -14,10 +14,11 @@ namespace spgemm::cuda {
 namespace {
 
 // One group of threads per row, a hash set of log2_table slots per group.
-template <Group G, class Index>
-__global__ void hash_symbolic_kernel(Pattern<Index> A, Pattern<Index> B, const BinCounts* counts,
-                                     int bin, const int* __restrict__ binned_rows,
-                                     int log2_table, int lanes, Index* __restrict__ row_nnz) {
+template <Group G, class Offset, class Col>
+__global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                                     const BinCounts* counts, int bin,
+                                     const int* __restrict__ binned_rows, int log2_table,
+                                     int lanes, Offset* __restrict__ row_nnz) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -38,20 +39,20 @@ __global__ void hash_symbolic_kernel(Pattern<Index> A, Pattern<Index> B, const B
     group.sync();
     int inserted = 0;
     for_each_product(A, B, row, rank, threads, lanes,
-                     [&](int col, Index, Index) { inserted += set.insert(col); });
+                     [&](int col, Offset, Offset) { inserted += set.insert(col); });
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
-    if (rank == 0) row_nnz[row] = static_cast<Index>(*counter);
+    if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
     group.sync();  // the table and counter are reused by the next row
   }
 }
 
 // One block per long row: a bitmask over windows of the row's column range.
-template <class Index>
+template <class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_symbolic_kernel(Pattern<Index> A, Pattern<Index> B, const BinCounts* counts, int bin,
-                          const int* __restrict__ binned_rows, int window_words, int lanes,
-                          Index* __restrict__ row_nnz) {
+    dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, const BinCounts* counts,
+                          int bin, const int* __restrict__ binned_rows, int window_words,
+                          int lanes, Offset* __restrict__ row_nnz) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -63,7 +64,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Index, BlockReduce>(A, B, row, lanes, window, temp, lo, hi);
+    product_column_range<Offset, Col, BlockReduce>(A, B, row, lanes, window, temp, lo, hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
       // only the words the row's column span reaches in this window
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = reach < window_words ? static_cast<int>(reach) : window_words;
       for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
       __syncthreads();
-      for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Index, Index) {
+      for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Offset, Offset) {
         const long long offset = col - w0;
         if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
       });
@@ -80,16 +81,17 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       __syncthreads();
     }
     const int total = BlockReduce(temp).Sum(count);
-    if (threadIdx.x == 0) row_nnz[row] = static_cast<Index>(total);
+    if (threadIdx.x == 0) row_nnz[row] = static_cast<Offset>(total);
     __syncthreads();
   }
 }
 
-template <Group G, class Index>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, Pattern<Index> A,
-                     Pattern<Index> B, int rows, int lanes, const BinCounts* counts,
-                     const int* binned_rows, Index* row_nnz, cudaStream_t stream) {
-  auto kernel = hash_symbolic_kernel<G, Index>;
+template <Group G, class Offset, class Col>
+void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin,
+                     Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int lanes,
+                     const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
+                     cudaStream_t stream) {
+  auto kernel = hash_symbolic_kernel<G, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows, b.rows_per_block, resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
@@ -101,10 +103,10 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
 
 }  // namespace
 
-template <class Index>
-void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Index> A,
-                     Pattern<Index> B, int rows, int lanes, const BinCounts* counts,
-                     const int* binned_rows, Index* row_nnz, cudaStream_t stream) {
+template <class Offset, class Col>
+void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
+                     Pattern<Offset, Col> B, int rows, int lanes, const BinCounts* counts,
+                     const int* binned_rows, Offset* row_nnz, cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
@@ -116,7 +118,7 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
         break;
     }
   }
-  auto kernel = dense_symbolic_kernel<Index>;
+  auto kernel = dense_symbolic_kernel<Offset, Col>;
   const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
   const int grid = grid_for(rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
   kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, counts, layout.dense_bin(), binned_rows,
@@ -124,8 +126,11 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_symbolic<int32_t>(const DeviceLimits&, const BinLayout&, Pattern<int32_t>,
-                                       Pattern<int32_t>, int, int, const BinCounts*, const int*,
-                                       int32_t*, cudaStream_t);
+#define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \
+  template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
+                                             Pattern<Offset, Col>, Pattern<Offset, Col>, int, \
+                                             int, const BinCounts*, const int*, Offset*,      \
+                                             cudaStream_t);
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

@@ -8,6 +8,7 @@
 // tables up to kRankSortMaxTable (configs/bins.hpp), where that network's
 // exchange passes dominate the shared-memory traffic. Positions at or past
 // len (only possible if the inputs changed behind the plan) are not written.
+// Columns are written with the output's index base added.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace spgemm::cuda {
 
 template <class GroupT, class Value, class Index>
 __device__ void scatter_sorted_by_rank(const GroupT& group, const int* keys, const Value* values,
-                                       int table, int len, Index* out_cols,
+                                       int table, int len, int base, Index* out_cols,
                                        Value* out_values) {
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
@@ -31,7 +32,7 @@ __device__ void scatter_sorted_by_rank(const GroupT& group, const int* keys, con
                   (static_cast<uint32_t>(k.z) < key) + (static_cast<uint32_t>(k.w) < key);
     }
     if (position < len) {
-      out_cols[position] = static_cast<Index>(key);
+      out_cols[position] = static_cast<Index>(key + base);
       out_values[position] = values[s];
     }
   }

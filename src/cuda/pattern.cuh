@@ -1,0 +1,22 @@
+// How every GPU kernel reads an input operand's CSR structure.
+#pragma once
+
+namespace spgemm::cuda {
+
+// The structure of an input operand as the kernels see it: positions and
+// columns come out zero-based whatever the caller's index base, so only the
+// output has to know about the base. Columns are int inside the kernels (the
+// plan refuses more than INT32_MAX columns), offsets keep their type.
+template <class Offset, class Col>
+struct Pattern {
+  const Offset* offsets;
+  const Col* cols;
+  int num_cols;
+  int base;  // 0 or 1
+
+  __device__ __forceinline__ Offset begin(int row) const { return offsets[row] - base; }
+  __device__ __forceinline__ Offset end(int row) const { return offsets[row + 1] - base; }
+  __device__ __forceinline__ int col(Offset i) const { return static_cast<int>(cols[i]) - base; }
+};
+
+}  // namespace spgemm::cuda

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the GPU tests of a build directory:
+#   memcheck   out-of-bounds and misaligned accesses, CUDA API errors, device
+#              leaks (--leak-check full) and use-before-alloc / use-after-free
+#              of the stream-ordered workspace pool (--track-stream-ordered-races all)
+#   racecheck  shared-memory hazards (hash tables, dense windows, scans)
+#   synccheck  barriers in divergent code, invalid warp synchronization
+#   initcheck  reads of device memory never written (workspace, C)
+# Every run has --error-exitcode, and also fails on a test failure, a missing
+# summary line or a time-out. Under the sanitizer kernels run 10-100x slower,
+# so the runs are reduced:
+#   test_gpu_spgemm       all of it: every hash bin, both dense-window kernels
+#                         (racecheck, the slowest, without the [long] test:
+#                         the suite's hub_rows still reaches the dense windows)
+#   test_gpu_random       the first 100-300 random cases (one per family
+#                         first), at most 60-90 s each
+#   test_gpu_concurrency  4 threads x 1-2 passes (memcheck, initcheck: the
+#                         pool and streams across handles; racecheck and
+#                         synccheck look inside kernels, which the other runs cover)
+#   test_gpu_reliability  input checks, unsorted input, exhausted memory
+#                         (memcheck, initcheck)
+# Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
+# hours under the sanitizer).
+#
+# Usage: tests/sanitize.sh BUILD_DIR [LOG_DIR]     (LOG_DIR: BUILD_DIR/sanitize)
+# Environment: COMPUTE_SANITIZER (the binary), SANITIZE_TIMEOUT (seconds per
+# run, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck"; default all four).
+# Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
+# compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
+set -uo pipefail
+
+if [ $# -lt 1 ] || [ ! -d "$1" ]; then
+  echo "usage: $0 BUILD_DIR [LOG_DIR]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+bin_dir="$build/tests/gpu"
+log_dir=${2:-$build/sanitize}
+timeout_s=${SANITIZE_TIMEOUT:-900}
+tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
+
+# ---- what runs: tool | binary | Catch2 test filter | environment ------------
+runs=(
+  "memcheck|test_gpu_spgemm||"
+  "memcheck|test_gpu_random||SPGEMM_RANDOM_CASES=300 SPGEMM_RANDOM_SECONDS=90"
+  "memcheck|test_gpu_concurrency||SPGEMM_CONCURRENCY_THREADS=4 SPGEMM_CONCURRENCY_PASSES=2"
+  "memcheck|test_gpu_reliability||"
+  "racecheck|test_gpu_spgemm|~[long]|"
+  "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
+  "synccheck|test_gpu_spgemm||"
+  "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
+  "initcheck|test_gpu_spgemm||"
+  "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
+  "initcheck|test_gpu_concurrency||SPGEMM_CONCURRENCY_THREADS=4 SPGEMM_CONCURRENCY_PASSES=1"
+  "initcheck|test_gpu_reliability||"
+)
+
+tool_flags() {
+  case $1 in
+    memcheck) echo "--leak-check full --track-stream-ordered-races all" ;;
+    racecheck) echo "--racecheck-report all" ;;
+    *) echo "" ;;
+  esac
+}
+
+# ---- compute-sanitizer and a GPU --------------------------------------------
+sanitizer=${COMPUTE_SANITIZER:-}
+if [ -z "$sanitizer" ]; then
+  for candidate in "$(command -v compute-sanitizer 2>/dev/null)" \
+                   "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+                   /usr/local/cuda/bin/compute-sanitizer; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then sanitizer=$candidate; break; fi
+  done
+fi
+if [ -z "$sanitizer" ] || [ ! -x "$sanitizer" ]; then
+  echo "SKIPPED: compute-sanitizer not found (set COMPUTE_SANITIZER, or put it on PATH)"
+  exit 77
+fi
+if [ ! -x "$bin_dir/test_gpu_spgemm" ]; then
+  echo "error: $bin_dir/test_gpu_spgemm not found: build the tests first" >&2
+  exit 2
+fi
+# The tests' own device check: exit code 77 and "SKIPPED: ..." without a GPU.
+probe=$("$bin_dir/test_gpu_spgemm" --list-test-names-only 2>&1)
+if [ $? -eq 77 ]; then
+  echo "$probe" | grep SKIPPED || echo "SKIPPED: no CUDA device"
+  exit 77
+fi
+
+mkdir -p "$log_dir"
+echo "compute-sanitizer: $sanitizer ($("$sanitizer" --version | grep -m1 Version))"
+echo "logs: $log_dir"
+
+# ---- the runs -----------------------------------------------------------------
+# Prints the verdict of one finished run from its exit code and log.
+verdict() {
+  local rc=$1 log=$2 tool=$3 summary count
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "FAIL timeout"; return; fi
+  # Some GPU runtimes (gVisor) refuse the sanitizer whatever the program.
+  if grep -q "Device not supported" "$log"; then echo "SKIP sanitizer: device not supported"; return; fi
+  if [ "$tool" = racecheck ]; then
+    summary=$(grep -E "RACECHECK SUMMARY" "$log" | tail -1)
+    count=$(echo "$summary" | sed -nE 's/.*SUMMARY: ([0-9]+) hazard.*/\1/p')
+  else
+    summary=$(grep -E "ERROR SUMMARY" "$log" | tail -1)
+    count=$(echo "$summary" | sed -nE 's/.*SUMMARY: ([0-9]+) error.*/\1/p')
+  fi
+  local test_failed=""
+  grep -qE "Target application returned an error|test cases:.*failed" "$log" && test_failed=" +test failed"
+  if [ -z "$count" ]; then echo "FAIL no summary (rc $rc)$test_failed"; return; fi
+  if [ "$rc" -eq 0 ] && [ "$count" -eq 0 ] && [ -z "$test_failed" ]; then echo "PASS"; return; fi
+  echo "FAIL $count reports (rc $rc)$test_failed"
+}
+
+results=()
+failed=0
+skipped=0
+for run in "${runs[@]}"; do
+  IFS='|' read -r tool binary filter envs <<<"$run"
+  case " $tools " in *" $tool "*) ;; *) continue ;; esac
+  log="$log_dir/$tool-$binary.log"
+  started=$SECONDS
+  if [ ! -x "$bin_dir/$binary" ]; then
+    result="FAIL binary missing"
+  else
+    read -r -a env_args <<<"$envs"
+    read -r -a flags <<<"$(tool_flags "$tool")"
+    env "${env_args[@]}" timeout --kill-after=30 "$timeout_s" "$sanitizer" --tool "$tool" \
+      --error-exitcode 99 "${flags[@]}" "$bin_dir/$binary" ${filter:+"$filter"} >"$log" 2>&1
+    result=$(verdict $? "$log" "$tool")
+  fi
+  elapsed=$((SECONDS - started))
+  case $result in PASS) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
+  line=$(printf "%-10s %-22s %-40s %5ss" "$tool" "$binary" "$result" "$elapsed")
+  echo "$line"
+  results+=("$line")
+done
+
+if [ ${#results[@]} -eq 0 ]; then
+  echo "error: SANITIZE_TOOLS='$tools' selects no run" >&2
+  exit 2
+fi
+echo
+echo "=== compute-sanitizer summary (logs in $log_dir) ==="
+printf "%-10s %-22s %-40s %6s\n" tool binary result time
+printf "%s\n" "${results[@]}"
+if [ $failed -ne 0 ]; then
+  echo "FAILED: see the logs above"
+  exit 1
+fi
+if [ $skipped -ne 0 ]; then
+  echo "SKIPPED: compute-sanitizer does not support this device or runtime"
+  exit 77
+fi
+echo "all clean"

@@ -1,0 +1,191 @@
+// One product C = alpha * A * B through the C API with the matrices stored in
+// a given index layout (offset type, column index type, index base) and
+// memory type, converted from and back to the tests' HostCsr (32-bit,
+// zero-based). Used by the host and the GPU layout tests; errors throw.
+#pragma once
+
+#include <spgemm/spgemm.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "compare.hpp"
+#include "csr_host.hpp"
+#include "cuda_data_type.hpp"
+#include "generators.hpp"
+#include "reference.hpp"
+#include "status_check.hpp"
+
+namespace spgemm_test {
+
+template <class T>
+constexpr spgemmIndexType_t index_type_of() {
+  return sizeof(T) == 4 ? SPGEMM_INDEX_32I : SPGEMM_INDEX_64I;
+}
+
+// An array in host or device memory holding a copy of `host`.
+template <class T>
+class LayoutArray {
+ public:
+  LayoutArray(const std::vector<T>& host, spgemmMemoryType_t memory)
+      : memory_(memory), host_(host) {
+    if (memory_ == SPGEMM_MEMORY_DEVICE && !host.empty()) {
+      check(cudaMalloc(reinterpret_cast<void**>(&device_), host.size() * sizeof(T)));
+      check(cudaMemcpy(device_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+  }
+  ~LayoutArray() { cudaFree(device_); }
+  LayoutArray(const LayoutArray&) = delete;
+  LayoutArray& operator=(const LayoutArray&) = delete;
+
+  T* get() {
+    if (host_.empty()) return nullptr;
+    return memory_ == SPGEMM_MEMORY_DEVICE ? device_ : host_.data();
+  }
+  std::vector<T> read() {
+    if (memory_ == SPGEMM_MEMORY_DEVICE && !host_.empty())
+      check(cudaMemcpy(host_.data(), device_, host_.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    return host_;
+  }
+  void write(const std::vector<T>& values) {
+    host_ = values;
+    if (memory_ == SPGEMM_MEMORY_DEVICE && !host_.empty())
+      check(cudaMemcpy(device_, host_.data(), host_.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+ private:
+  static void check(cudaError_t err) {
+    if (err != cudaSuccess) throw std::runtime_error(cudaGetErrorString(err));
+  }
+  spgemmMemoryType_t memory_;
+  std::vector<T> host_;
+  T* device_ = nullptr;
+};
+
+template <class To, class From>
+std::vector<To> shifted(const std::vector<From>& v, int base) {
+  std::vector<To> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<To>(static_cast<int64_t>(v[i]) + base);
+  return out;
+}
+
+// A matrix stored in the layout, with its descriptor.
+template <class V, class Offset, class Col>
+struct LayoutCsr {
+  LayoutArray<Offset> offsets;
+  LayoutArray<Col> cols;
+  LayoutArray<V> values;
+  spgemmMatDescr_t descr = nullptr;
+
+  LayoutCsr(const HostCsr<V>& m, int base, spgemmMemoryType_t memory)
+      : offsets(shifted<Offset>(m.row_offsets, base), memory),
+        cols(shifted<Col>(m.col_ind, base), memory),
+        values(m.values, memory) {
+    spgemm_ok(spgemmCreateCsr(&descr, m.rows, m.cols, m.nnz(), offsets.get(), cols.get(),
+                              values.get(), index_type_of<Offset>(), index_type_of<Col>(),
+                              static_cast<spgemmIndexBase_t>(base), cuda_data_type<V>()),
+              "spgemmCreateCsr");
+    spgemm_ok(spgemmCsrSetMemoryType(descr, memory), "spgemmCsrSetMemoryType");
+  }
+  ~LayoutCsr() { spgemmDestroyMatrix(descr); }
+  LayoutCsr(const LayoutCsr&) = delete;
+  LayoutCsr& operator=(const LayoutCsr&) = delete;
+};
+
+// C = alpha * A * B, then (structure reuse) C2 = alpha * A2 * B2 where A2 and
+// B2 have A's and B's structure and new values. Outputs are poisoned first
+// (0x7f.. indices, NaN values); both results come back zero-based, 32-bit.
+template <class V, class Offset, class Col>
+std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const HostCsr<V>& A,
+                                                 const HostCsr<V>& B, const HostCsr<V>& A2,
+                                                 const HostCsr<V>& B2, V alpha, int base,
+                                                 spgemmMemoryType_t memory) {
+  LayoutCsr<V, Offset, Col> a(A, base, memory), b(B, base, memory);
+  HostCsr<V> shape;
+  shape.rows = A.rows;
+  shape.cols = B.cols;
+  LayoutArray<Offset> c_offsets(std::vector<Offset>(static_cast<size_t>(A.rows) + 1, 0x7f7f7f7f),
+                                memory);
+  spgemmMatDescr_t c = nullptr;
+  spgemm_ok(spgemmCreateCsr(&c, A.rows, B.cols, 0, c_offsets.get(), nullptr, nullptr,
+                            index_type_of<Offset>(), index_type_of<Col>(),
+                            static_cast<spgemmIndexBase_t>(base), cuda_data_type<V>()),
+            "spgemmCreateCsr(C)");
+  spgemmPlan_t plan = nullptr;
+  std::pair<HostCsr<V>, HostCsr<V>> results;
+  try {
+    spgemm_ok(spgemmCsrSetMemoryType(c, memory), "spgemmCsrSetMemoryType(C)");
+    spgemm_ok(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                               SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr, c,
+                               cuda_data_type<V>()),
+              "spgemmPlanCreate");
+    int64_t nnz = -1;
+    spgemm_ok(spgemmSymbolic(handle, plan, &nnz), "spgemmSymbolic");
+    LayoutArray<Col> c_cols(std::vector<Col>(static_cast<size_t>(nnz), 0x7f7f7f7f), memory);
+    LayoutArray<V> c_values(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()), memory);
+    spgemm_ok(spgemmCsrSetPointers(c, c_offsets.get(), c_cols.get(), c_values.get()),
+              "spgemmCsrSetPointers");
+    auto read_c = [&] {
+      if (memory == SPGEMM_MEMORY_DEVICE && cudaDeviceSynchronize() != cudaSuccess)
+        throw std::runtime_error("cudaDeviceSynchronize failed after spgemmNumeric");
+      HostCsr<V> out = shape;
+      out.row_offsets = shifted<int32_t>(c_offsets.read(), -base);
+      out.col_ind = shifted<int32_t>(c_cols.read(), -base);
+      out.values = c_values.read();
+      return out;
+    };
+    spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric");
+    results.first = read_c();
+    a.values.write(A2.values);
+    b.values.write(B2.values);
+    c_values.write(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()));
+    spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric (new values)");
+    results.second = read_c();
+  } catch (...) {
+    spgemmPlanDestroy(plan);
+    spgemmDestroyMatrix(c);
+    throw;
+  }
+  spgemmPlanDestroy(plan);
+  spgemmDestroyMatrix(c);
+  return results;
+}
+
+// The value type and index layout of one typed test.
+template <class V, class O, class C>
+struct Layout {
+  using Value = V;
+  using Offset = O;
+  using Col = C;
+};
+using AllLayouts =
+    std::tuple<Layout<float, int32_t, int32_t>, Layout<double, int32_t, int32_t>,
+               Layout<float, int64_t, int32_t>, Layout<double, int64_t, int32_t>,
+               Layout<float, int64_t, int64_t>, Layout<double, int64_t, int64_t>>;
+
+// `spec` (generators.hpp) squared in layout L with index base `base`, twice
+// (new values the second time), against the oracle: "" or what differs.
+template <class L>
+std::string check_layout_product(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                                 const std::string& spec, int base) {
+  using V = typename L::Value;
+  const auto A = convert_values<V>(generate(spec));
+  auto A2 = A;
+  randomize_values(A2, 77);
+  const V alpha = V(-1.5);
+  const auto [c1, c2] = layout_product<V, typename L::Offset, typename L::Col>(
+      handle, A, A, A2, A2, alpha, base, memory);
+  std::string diff = compare_csr(c1, reference_spgemm(A, A, alpha), default_rtol<V>());
+  if (diff.empty()) diff = compare_csr(c2, reference_spgemm(A2, A2, alpha), default_rtol<V>());
+  return diff.empty() ? diff : spec + " base " + std::to_string(base) + ": " + diff;
+}
+
+}  // namespace spgemm_test

@@ -12,13 +12,14 @@ using namespace spgemm_test;
 
 TEMPLATE_LIST_TEST_CASE("GPU: index layouts and bases", "[gpu][layouts]", AllLayouts) {
   Handle handle;
-  for (const char* spec : {"uniform:300:6", "powerlaw:3000", "hub:20000", "empty:7:7", "empty:0:0"})
+  for (const char* spec : {"uniform:300:6", "powerlaw:3000", "hub:20000", "empty:7:7", "empty:0:0"}) {
+    const LayoutCase<typename TestType::Value> c(spec);
     for (const int base : {0, 1}) {
-      const std::string diff =
-          check_layout_product<TestType>(handle.h, SPGEMM_MEMORY_DEVICE, spec, base);
+      const std::string diff = check_layout_product<TestType>(handle.h, SPGEMM_MEMORY_DEVICE, c, base);
       INFO(diff);
       CHECK(diff.empty());
     }
+  }
 }
 
 int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

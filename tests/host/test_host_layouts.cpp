@@ -10,12 +10,13 @@ using namespace spgemm_test;
 TEMPLATE_LIST_TEST_CASE("host backend: index layouts and bases", "[host][layouts]", AllLayouts) {
   spgemmHandle_t handle = nullptr;
   REQUIRE(spgemmCreate(&handle) == SPGEMM_STATUS_SUCCESS);
-  for (const char* spec : {"uniform:300:6", "powerlaw:2000", "longrows:2000", "empty:7:7"})
+  for (const char* spec : {"uniform:300:6", "powerlaw:2000", "longrows:2000", "empty:7:7"}) {
+    const LayoutCase<typename TestType::Value> c(spec);
     for (const int base : {0, 1}) {
-      const std::string diff =
-          check_layout_product<TestType>(handle, SPGEMM_MEMORY_HOST, spec, base);
+      const std::string diff = check_layout_product<TestType>(handle, SPGEMM_MEMORY_HOST, c, base);
       INFO(diff);
       CHECK(diff.empty());
     }
+  }
   spgemmDestroy(handle);
 }

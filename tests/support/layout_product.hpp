@@ -171,21 +171,33 @@ using AllLayouts =
                Layout<float, int64_t, int32_t>, Layout<double, int64_t, int32_t>,
                Layout<float, int64_t, int64_t>, Layout<double, int64_t, int64_t>>;
 
-// `spec` (generators.hpp) squared in layout L with index base `base`, twice
-// (new values the second time), against the oracle: "" or what differs.
+// `spec` (generators.hpp) squared, and squared again with new values (same
+// structure), with the oracle's results: computed once, run in every layout.
+template <class V>
+struct LayoutCase {
+  std::string spec;
+  HostCsr<V> A, A2;
+  ReferenceProduct<V> C, C2;
+  static constexpr V alpha = V(-1.5);
+
+  explicit LayoutCase(const std::string& s)
+      : spec(s), A(convert_values<V>(generate(s))), A2(A) {
+    randomize_values(A2, 77);
+    C = reference_spgemm(A, A, alpha);
+    C2 = reference_spgemm(A2, A2, alpha);
+  }
+};
+
+// One case in layout L with index base `base`: "" or what differs.
 template <class L>
 std::string check_layout_product(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                                 const std::string& spec, int base) {
+                                 const LayoutCase<typename L::Value>& c, int base) {
   using V = typename L::Value;
-  const auto A = convert_values<V>(generate(spec));
-  auto A2 = A;
-  randomize_values(A2, 77);
-  const V alpha = V(-1.5);
-  const auto [c1, c2] = layout_product<V, typename L::Offset, typename L::Col>(
-      handle, A, A, A2, A2, alpha, base, memory);
-  std::string diff = compare_csr(c1, reference_spgemm(A, A, alpha), default_rtol<V>());
-  if (diff.empty()) diff = compare_csr(c2, reference_spgemm(A2, A2, alpha), default_rtol<V>());
-  return diff.empty() ? diff : spec + " base " + std::to_string(base) + ": " + diff;
+  const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
+      handle, c.A, c.A, c.A2, c.A2, c.alpha, base, memory);
+  std::string diff = compare_csr(got, c.C, default_rtol<V>());
+  if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
+  return diff.empty() ? diff : c.spec + " base " + std::to_string(base) + ": " + diff;
 }
 
 }  // namespace spgemm_test

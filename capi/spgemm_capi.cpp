@@ -78,6 +78,25 @@ void require_plan(spgemmHandle_t handle, spgemmPlan_t plan) {
     fail(SPGEMM_STATUS_INVALID_VALUE, "the plan was created with a different handle");
 }
 
+// spgemmPlanCreate and spgemmPlanCreateWithAddend (D may be NULL here).
+void create_plan(spgemmHandle_t handle, spgemmPlan_t* plan, spgemmOperation_t opA,
+                 spgemmOperation_t opB, spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
+                 spgemmConstMatDescr_t D, spgemmMatDescr_t C, cudaDataType computeType) {
+  require_object(handle, "handle");
+  require_output(plan, "plan");
+  require_object(A, "A");
+  require_object(B, "B");
+  require_object(C, "C");
+  if (!valid_operation(opA) || !valid_operation(opB))
+    fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmOperation_t");
+  if (!valid_data_type(computeType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown computeType");
+  auto object = std::make_unique<spgemmPlanObject>();
+  object->owner = handle;
+  object->plan = std::make_unique<spgemm::Plan>(handle->ctx, opA, opB, &A->desc, &B->desc,
+                                                D ? &D->desc : nullptr, &C->desc, computeType);
+  *plan = object.release();
+}
+
 }  // namespace
 
 extern "C" {
@@ -245,20 +264,19 @@ SPGEMM_API spgemmStatus_t spgemmPlanCreate(spgemmHandle_t handle, spgemmPlan_t* 
                                            spgemmOperation_t opA, spgemmOperation_t opB,
                                            spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
                                            spgemmMatDescr_t C, cudaDataType computeType) {
+  return guarded(__func__,
+                 [&] { create_plan(handle, plan, opA, opB, A, B, nullptr, C, computeType); });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanCreateWithAddend(spgemmHandle_t handle, spgemmPlan_t* plan,
+                                                     spgemmOperation_t opA, spgemmOperation_t opB,
+                                                     spgemmConstMatDescr_t A,
+                                                     spgemmConstMatDescr_t B,
+                                                     spgemmConstMatDescr_t D, spgemmMatDescr_t C,
+                                                     cudaDataType computeType) {
   return guarded(__func__, [&] {
-    require_object(handle, "handle");
-    require_output(plan, "plan");
-    require_object(A, "A");
-    require_object(B, "B");
-    require_object(C, "C");
-    if (!valid_operation(opA) || !valid_operation(opB))
-      fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmOperation_t");
-    if (!valid_data_type(computeType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown computeType");
-    auto object = std::make_unique<spgemmPlanObject>();
-    object->owner = handle;
-    object->plan = std::make_unique<spgemm::Plan>(handle->ctx, opA, opB, &A->desc, &B->desc,
-                                                  &C->desc, computeType);
-    *plan = object.release();
+    require_object(D, "D");
+    create_plan(handle, plan, opA, opB, A, B, D, C, computeType);
   });
 }
 
@@ -286,7 +304,18 @@ SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan
                                         const void* alpha) {
   return guarded(__func__, [&] {
     require_plan(handle, plan);
-    plan->plan->numeric(alpha);
+    if (plan->plan->has_addend())
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           "the plan has an addend D: use spgemmNumericWithAddend to give beta");
+    plan->plan->numeric(alpha, nullptr);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmNumericWithAddend(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                  const void* alpha, const void* beta) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    plan->plan->numeric(alpha, beta);
   });
 }
 

@@ -163,6 +163,16 @@ SPGEMM_API spgemmStatus_t spgemmPlanCreate(spgemmHandle_t handle, spgemmPlan_t* 
                                            spgemmOperation_t opA, spgemmOperation_t opB,
                                            spgemmConstMatDescr_t A, spgemmConstMatDescr_t B,
                                            spgemmMatDescr_t C, cudaDataType computeType);
+/* C = alpha * op(A) * op(B) + beta * D: D has C's shape, types and memory
+ * and any sparsity pattern; C's pattern is the union of the product's and
+ * D's. D may be a previous product's C (never this plan's C). Numeric phases
+ * of such a plan take beta: spgemmNumericWithAddend. */
+SPGEMM_API spgemmStatus_t spgemmPlanCreateWithAddend(spgemmHandle_t handle, spgemmPlan_t* plan,
+                                                     spgemmOperation_t opA, spgemmOperation_t opB,
+                                                     spgemmConstMatDescr_t A,
+                                                     spgemmConstMatDescr_t B,
+                                                     spgemmConstMatDescr_t D, spgemmMatDescr_t C,
+                                                     cudaDataType computeType);
 SPGEMM_API spgemmStatus_t spgemmPlanDestroy(spgemmPlan_t plan); /* NULL ok */
 /* Row statistics of the product (structure of A and B only). */
 SPGEMM_API spgemmStatus_t spgemmAnalyze(spgemmHandle_t handle, spgemmPlan_t plan);
@@ -176,6 +186,11 @@ SPGEMM_API spgemmStatus_t spgemmSymbolic(spgemmHandle_t handle, spgemmPlan_t pla
  * repeated. Asynchronous on the handle's stream. */
 SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan,
                                         const void* alpha);
+/* The same with beta (a host value of the compute type) for a plan with an
+ * addend D: C = alpha * op(A) * op(B) + beta * D. New values of D (same
+ * structure) are picked up like those of A and B. */
+SPGEMM_API spgemmStatus_t spgemmNumericWithAddend(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                  const void* alpha, const void* beta);
 
 #ifdef __cplusplus
 }

@@ -46,10 +46,17 @@ struct PlusOffsets {
   __host__ __device__ Offset operator()(Offset a, Offset b) const { return a + b; }
 };
 
+// m == nullptr (no D): offsets nullptr, which the kernels read as no entries.
 template <class Offset, class Col>
-Pattern<Offset, Col> pattern_of(const MatrixDesc& m) {
-  return {static_cast<const Offset*>(m.row_offsets), static_cast<const Col*>(m.col_ind),
-          static_cast<int>(m.cols), static_cast<int>(m.base)};
+Pattern<Offset, Col> pattern_of(const MatrixDesc* m) {
+  if (!m) return {nullptr, nullptr, 0, 0};
+  return {static_cast<const Offset*>(m->row_offsets), static_cast<const Col*>(m->col_ind),
+          static_cast<int>(m->cols), static_cast<int>(m->base)};
+}
+
+template <class Value>
+const Value* values_of(const MatrixDesc* m) {
+  return m ? static_cast<const Value*>(m->values) : nullptr;
 }
 
 template <class Value, class Offset, class Col>
@@ -64,33 +71,35 @@ class CudaEngine final : public Engine {
     check_csr_structure<Offset, Col>(ctx_, m, name);
   }
 
-  void analyze(const MatrixDesc& a, const MatrixDesc& b) override {
-    const int rows = static_cast<int>(a.rows);
+  void analyze(const Operands& in) override {
+    const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
     summary_ = DeviceBuffer<Summary>(ctx_, 1);
     symbolic_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
     numeric_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
-    lanes_ = lanes_for(b.rows, b.nnz);
+    lanes_ = lanes_for(in.B->rows, in.B->nnz);
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
-    row_products(pattern_of<Offset, Col>(a), pattern_of<Offset, Col>(b), rows, products, stream);
+    row_products(pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
+                 pattern_of<Offset, Col>(in.D), rows, products, stream);
     bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
              symbolic_rows_.get(), stream);
   }
 
-  int64_t symbolic(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c) override {
-    const int rows = static_cast<int>(a.rows);
+  int64_t symbolic(const Operands& in, MatrixDesc& c) override {
+    const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = summary_.get();
     // Rows without products are not binned: their count stays 0.
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
     if (rows > 0)
-      launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(a),
-                                   pattern_of<Offset, Col>(b), rows, lanes_, &summary->symbolic,
-                                   symbolic_rows_.get(), offsets, stream);
+      launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+                                   pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                   rows, lanes_, &summary->symbolic, symbolic_rows_.get(),
+                                   offsets, stream);
     total_and_scan(offsets, rows, static_cast<Offset>(c.base), &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
@@ -102,14 +111,17 @@ class CudaEngine final : public Engine {
     return host->nnz;
   }
 
-  void numeric(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c,
-               const void* alpha) override {
+  void numeric(const Operands& in, MatrixDesc& c, const void* alpha,
+               const void* beta) override {
     if (c.nnz == 0) return;
-    NumericArgs<Value, Offset, Col> args{pattern_of<Offset, Col>(a),
-                                         pattern_of<Offset, Col>(b),
-                                         static_cast<const Value*>(a.values),
-                                         static_cast<const Value*>(b.values),
+    NumericArgs<Value, Offset, Col> args{pattern_of<Offset, Col>(in.A),
+                                         pattern_of<Offset, Col>(in.B),
+                                         pattern_of<Offset, Col>(in.D),
+                                         values_of<Value>(in.A),
+                                         values_of<Value>(in.B),
+                                         values_of<Value>(in.D),
                                          *static_cast<const Value*>(alpha),
+                                         in.D ? *static_cast<const Value*>(beta) : Value(0),
                                          static_cast<const Offset*>(c.row_offsets),
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),

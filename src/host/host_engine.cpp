@@ -46,6 +46,14 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
 
 template <class Value, class Offset, class Col>
 class HostEngine final : public Engine {
+  using View = CsrView<const Value, const Offset, const Col>;
+
+  // D's view; offsets == nullptr without a D.
+  static View addend_of(const Operands& in) {
+    if (in.D) return view_of<const Value, const Offset, const Col>(*in.D);
+    return {0, 0, nullptr, nullptr, nullptr, 0};
+  }
+
  public:
   void check_structure(const MatrixDesc& m, const char* name) override {
     const auto* offsets = static_cast<const Offset*>(m.row_offsets);
@@ -64,27 +72,31 @@ class HostEngine final : public Engine {
         [&](int64_t at) { return static_cast<int64_t>(cols[at]); });
   }
 
-  void analyze(const MatrixDesc&, const MatrixDesc&) override {}
+  void analyze(const Operands&) override {}
 
-  int64_t symbolic(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c) override {
-    const auto A = view_of<const Value, const Offset, const Col>(a);
-    const auto B = view_of<const Value, const Offset, const Col>(b);
+  int64_t symbolic(const Operands& in, MatrixDesc& c) override {
+    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
+    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
+    const auto D = addend_of(in);
     std::vector<int64_t> row_nnz(static_cast<size_t>(A.rows));
     // marker[col] == row + 1 once col was seen in this row: no clearing needed.
     for_each_row<std::vector<int64_t>>(
         A.rows, [&] { return std::vector<int64_t>(static_cast<size_t>(B.cols), 0); },
         [&](int64_t row, std::vector<int64_t>& marker) {
           int64_t count = 0;
+          auto see = [&](int64_t col) {
+            int64_t& mark = marker[static_cast<size_t>(col)];
+            if (mark != row + 1) {
+              mark = row + 1;
+              ++count;
+            }
+          };
           for (int64_t i = A.begin(row); i < A.end(row); ++i) {
             const int64_t k = A.col(i);
-            for (int64_t j = B.begin(k); j < B.end(k); ++j) {
-              int64_t& mark = marker[static_cast<size_t>(B.col(j))];
-              if (mark != row + 1) {
-                mark = row + 1;
-                ++count;
-              }
-            }
+            for (int64_t j = B.begin(k); j < B.end(k); ++j) see(B.col(j));
           }
+          if (D.offsets)
+            for (int64_t j = D.begin(row); j < D.end(row); ++j) see(D.col(j));
           row_nnz[static_cast<size_t>(row)] = count;
         });
     int64_t total = 0;
@@ -101,12 +113,14 @@ class HostEngine final : public Engine {
     return total;
   }
 
-  void numeric(const MatrixDesc& a, const MatrixDesc& b, MatrixDesc& c,
-               const void* alpha_ptr) override {
-    const auto A = view_of<const Value, const Offset, const Col>(a);
-    const auto B = view_of<const Value, const Offset, const Col>(b);
+  void numeric(const Operands& in, MatrixDesc& c, const void* alpha_ptr,
+               const void* beta_ptr) override {
+    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
+    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
+    const auto D = addend_of(in);
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = *static_cast<const Value*>(alpha_ptr);
+    const Value beta = in.D ? *static_cast<const Value*>(beta_ptr) : Value(0);
     struct Scratch {
       std::vector<Value> acc;
       std::vector<int64_t> marker;
@@ -124,19 +138,23 @@ class HostEngine final : public Engine {
         },
         [&](int64_t row, Scratch& s) {
           s.cols.clear();
+          auto accumulate = [&](int64_t column, Value term) {
+            const auto col = static_cast<size_t>(column);
+            if (s.marker[col] != row + 1) {
+              s.marker[col] = row + 1;
+              s.acc[col] = Value(0);
+              s.cols.push_back(static_cast<Col>(col));
+            }
+            s.acc[col] += term;
+          };
           for (int64_t i = A.begin(row); i < A.end(row); ++i) {
             const int64_t k = A.col(i);
             const Value av = alpha * A.values[i];
-            for (int64_t j = B.begin(k); j < B.end(k); ++j) {
-              const auto col = static_cast<size_t>(B.col(j));
-              if (s.marker[col] != row + 1) {
-                s.marker[col] = row + 1;
-                s.acc[col] = Value(0);
-                s.cols.push_back(static_cast<Col>(col));
-              }
-              s.acc[col] += av * B.values[j];
-            }
+            for (int64_t j = B.begin(k); j < B.end(k); ++j) accumulate(B.col(j), av * B.values[j]);
           }
+          if (D.offsets)
+            for (int64_t j = D.begin(row); j < D.end(row); ++j)
+              accumulate(D.col(j), beta * D.values[j]);
           std::sort(s.cols.begin(), s.cols.end());
           int64_t out = C.begin(row);
           for (const Col col : s.cols) {

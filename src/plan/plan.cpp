@@ -73,8 +73,9 @@ std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like) {
 }  // namespace
 
 Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
-           const MatrixDesc* A, const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type)
-    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), C_(C) {
+           const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
+           cudaDataType compute_type)
+    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), D_(D), C_(C) {
   if (op_a != SPGEMM_OPERATION_NON_TRANSPOSE || op_b != SPGEMM_OPERATION_NON_TRANSPOSE)
     fail(SPGEMM_STATUS_NOT_SUPPORTED, "only non-transposed operands are supported");
   if (A->value_type != compute_type || B->value_type != compute_type ||
@@ -84,6 +85,16 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
   require_supported_layout(*A, *A, "A");
   require_supported_layout(*B, *A, "B");
   require_supported_layout(*C, *A, "C");
+  if (D) {
+    if (D == C) fail(SPGEMM_STATUS_INVALID_VALUE, "D must not be C (the product is not in place)");
+    if (D->value_type != compute_type)
+      fail(SPGEMM_STATUS_NOT_SUPPORTED, "the value type of D must be the compute type");
+    require_supported_layout(*D, *A, "D");
+    if (D->rows != C->rows || D->cols != C->cols)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "D must have C's shape (A.rows x B.cols)");
+    if (D->memory != A->memory)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "D must be in the same memory as A, B and C");
+  }
   if (A->cols != B->rows) fail(SPGEMM_STATUS_INVALID_VALUE, "A.cols != B.rows");
   if (C->rows != A->rows || C->cols != B->cols)
     fail(SPGEMM_STATUS_INVALID_VALUE, "C must be A.rows x B.cols");
@@ -100,11 +111,13 @@ Plan::~Plan() {
 }
 
 void Plan::check_inputs() const {
-  if (A_->memory != memory_ || B_->memory != memory_ || C_->memory != memory_)
+  if (A_->memory != memory_ || B_->memory != memory_ || C_->memory != memory_ ||
+      (D_ && D_->memory != memory_))
     fail(SPGEMM_STATUS_INVALID_VALUE,
-         "the memory type of A, B or C changed after spgemmPlanCreate");
+         "the memory type of A, B, C or D changed after spgemmPlanCreate");
   require_operand_arrays(*A_, "A");
   require_operand_arrays(*B_, "B");
+  if (D_) require_operand_arrays(*D_, "D");
 }
 
 void Plan::analyze() {
@@ -114,8 +127,9 @@ void Plan::analyze() {
   if (ctx_->input_checks()) {
     if (A_->row_offsets) engine_->check_structure(*A_, "A");
     if (B_->row_offsets) engine_->check_structure(*B_, "B");
+    if (D_ && D_->row_offsets) engine_->check_structure(*D_, "D");
   }
-  engine_->analyze(*A_, *B_);
+  engine_->analyze(operands());
   stage_ = Stage::analyzed;
 }
 
@@ -126,7 +140,7 @@ int64_t Plan::symbolic() {
   if (stage_ == Stage::created) analyze();
   Context::DeviceGuard guard(*ctx_);
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
-  const int64_t nnz = engine_->symbolic(*A_, *B_, *C_);
+  const int64_t nnz = engine_->symbolic(operands(), *C_);
   if (nnz > max_nnz(*C_))
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
          "nnz(C) = " + std::to_string(nnz) + " does not fit the row offset type of C");
@@ -135,15 +149,17 @@ int64_t Plan::symbolic() {
   return nnz;
 }
 
-void Plan::numeric(const void* alpha) {
+void Plan::numeric(const void* alpha, const void* beta) {
   require(stage_ == Stage::symbolic_done, SPGEMM_STATUS_INVALID_STATE,
           "spgemmNumeric needs a successful spgemmSymbolic on this plan first");
   require(alpha != nullptr, SPGEMM_STATUS_INVALID_VALUE, "alpha is NULL");
+  require(!D_ || beta != nullptr, SPGEMM_STATUS_INVALID_VALUE,
+          "beta is NULL but the plan has an addend D (use spgemmNumericWithAddend)");
   check_inputs();
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
   Context::DeviceGuard guard(*ctx_);
-  engine_->numeric(*A_, *B_, *C_, alpha);
+  engine_->numeric(operands(), *C_, alpha, beta);
 }
 
 }  // namespace spgemm

@@ -15,8 +15,10 @@ class Plan {
   // The plan shares ownership of the context: its workspace lives in the
   // context's pool, so a handle destroyed before its plans stays alive until
   // the last plan is gone.
-  Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b, const MatrixDesc* A,
-       const MatrixDesc* B, MatrixDesc* C, cudaDataType compute_type);
+  // D may be nullptr (no addend).
+  Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
+       const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
+       cudaDataType compute_type);
 
   ~Plan();
   Plan(const Plan&) = delete;
@@ -24,16 +26,20 @@ class Plan {
 
   void analyze();
   int64_t symbolic();
-  void numeric(const void* alpha);
+  // beta is required when the plan has a D, ignored otherwise.
+  void numeric(const void* alpha, const void* beta);
+  bool has_addend() const { return D_ != nullptr; }
 
  private:
   enum class Stage { created, analyzed, symbolic_done };
   void check_inputs() const;
+  Operands operands() const { return {A_, B_, D_}; }
 
   std::shared_ptr<Context> ctx_;
   spgemmMemoryType_t memory_;
   const MatrixDesc* A_;
   const MatrixDesc* B_;
+  const MatrixDesc* D_;
   MatrixDesc* C_;
   std::unique_ptr<Engine> engine_;
   Stage stage_ = Stage::created;

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "generators.hpp"
 #include "host_api.hpp"
 
 using namespace spgemm_test;
@@ -575,4 +576,44 @@ TEST_CASE("the memory type may not change behind a plan", "[api][phases]") {
   int64_t nnz = -1;
   CHECK(spgemmSymbolic(handle.get(), plan.get(), &nnz) == SPGEMM_STATUS_INVALID_VALUE);
   CHECK(std::string(spgemmGetLastErrorMessage()).find("memory type") != std::string::npos);
+}
+
+TEST_CASE("addend D: arguments", "[api][addend]") {
+  spgemm_test::HostCsr<double> a = spgemm_test::uniform_random(6, 5, 2, 1);
+  spgemm_test::HostCsr<double> b = spgemm_test::uniform_random(5, 4, 2, 2);
+  spgemm_test::HostCsr<double> d = spgemm_test::uniform_random(6, 4, 2, 3);
+  spgemm_test::HostCsr<double> wrong = spgemm_test::uniform_random(4, 6, 2, 4);
+  spgemm_test::HostCsr<double> c;
+  c.rows = 6;
+  c.cols = 4;
+  c.row_offsets.assign(7, 0);
+  spgemmHandle_t h = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmCreate(&h));
+  spgemmMatDescr_t A = spgemm_test::host_descriptor(a), B = spgemm_test::host_descriptor(b),
+                   D = spgemm_test::host_descriptor(d), W = spgemm_test::host_descriptor(wrong),
+                   C = spgemm_test::host_descriptor(c);
+  const auto N = SPGEMM_OPERATION_NON_TRANSPOSE;
+  spgemmPlan_t plan = nullptr;
+  CHECK(spgemmPlanCreateWithAddend(h, &plan, N, N, A, B, nullptr, C, CUDA_R_64F) ==
+        SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmPlanCreateWithAddend(h, &plan, N, N, A, B, C, C, CUDA_R_64F) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanCreateWithAddend(h, &plan, N, N, A, B, W, C, CUDA_R_64F) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(plan == nullptr);
+  SPGEMM_REQUIRE_OK(spgemmPlanCreateWithAddend(h, &plan, N, N, A, B, D, C, CUDA_R_64F));
+  int64_t nnz = -1;
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(h, plan, &nnz));
+  std::vector<int32_t> cols(static_cast<size_t>(nnz));
+  std::vector<double> values(static_cast<size_t>(nnz));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(C, c.row_offsets.data(), cols.data(), values.data()));
+  const double alpha = 2, beta = 3;
+  CHECK(spgemmNumeric(h, plan, &alpha) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(std::string(spgemmGetLastErrorMessage()).find("spgemmNumericWithAddend") !=
+        std::string::npos);
+  CHECK(spgemmNumericWithAddend(h, plan, &alpha, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  SPGEMM_REQUIRE_OK(spgemmNumericWithAddend(h, plan, &alpha, &beta));
+  spgemmPlanDestroy(plan);
+  for (spgemmMatDescr_t m : {A, B, D, W, C}) spgemmDestroyMatrix(m);
+  spgemmDestroy(h);
 }

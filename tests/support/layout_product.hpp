@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -100,15 +101,28 @@ struct LayoutCsr {
   LayoutCsr& operator=(const LayoutCsr&) = delete;
 };
 
-// C = alpha * A * B, then (structure reuse) C2 = alpha * A2 * B2 where A2 and
-// B2 have A's and B's structure and new values. Outputs are poisoned first
-// (0x7f.. indices, NaN values); both results come back zero-based, 32-bit.
+// An optional addend: C = alpha * A * B + beta * D, and D2 (D's structure,
+// new values) in the second run.
+template <class V>
+struct Addend {
+  const HostCsr<V>* D = nullptr;
+  const HostCsr<V>* D2 = nullptr;
+  V beta = V(0);
+};
+
+// C = alpha * A * B (+ beta * D), then (structure reuse) the same with A2, B2
+// (and D2): A's, B's (and D's) structure, new values. Outputs are poisoned
+// first (0x7f.. indices, NaN values); both results come back zero-based,
+// 32-bit.
 template <class V, class Offset, class Col>
 std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const HostCsr<V>& A,
                                                  const HostCsr<V>& B, const HostCsr<V>& A2,
                                                  const HostCsr<V>& B2, V alpha, int base,
-                                                 spgemmMemoryType_t memory) {
+                                                 spgemmMemoryType_t memory,
+                                                 const Addend<V>& addend = {}) {
   LayoutCsr<V, Offset, Col> a(A, base, memory), b(B, base, memory);
+  std::unique_ptr<LayoutCsr<V, Offset, Col>> d;
+  if (addend.D) d = std::make_unique<LayoutCsr<V, Offset, Col>>(*addend.D, base, memory);
   HostCsr<V> shape;
   shape.rows = A.rows;
   shape.cols = B.cols;
@@ -123,10 +137,23 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
   std::pair<HostCsr<V>, HostCsr<V>> results;
   try {
     spgemm_ok(spgemmCsrSetMemoryType(c, memory), "spgemmCsrSetMemoryType(C)");
-    spgemm_ok(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                               SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr, c,
-                               cuda_data_type<V>()),
-              "spgemmPlanCreate");
+    if (d)
+      spgemm_ok(spgemmPlanCreateWithAddend(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                           SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr,
+                                           d->descr, c, cuda_data_type<V>()),
+                "spgemmPlanCreateWithAddend");
+    else
+      spgemm_ok(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                 SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr, c,
+                                 cuda_data_type<V>()),
+                "spgemmPlanCreate");
+    auto numeric = [&] {
+      if (d)
+        spgemm_ok(spgemmNumericWithAddend(handle, plan, &alpha, &addend.beta),
+                  "spgemmNumericWithAddend");
+      else
+        spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric");
+    };
     int64_t nnz = -1;
     spgemm_ok(spgemmSymbolic(handle, plan, &nnz), "spgemmSymbolic");
     LayoutArray<Col> c_cols(std::vector<Col>(static_cast<size_t>(nnz), 0x7f7f7f7f), memory);
@@ -142,12 +169,13 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
       out.values = c_values.read();
       return out;
     };
-    spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric");
+    numeric();
     results.first = read_c();
     a.values.write(A2.values);
     b.values.write(B2.values);
+    if (d) d->values.write(addend.D2->values);
     c_values.write(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()));
-    spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric (new values)");
+    numeric();
     results.second = read_c();
   } catch (...) {
     spgemmPlanDestroy(plan);
@@ -170,6 +198,8 @@ using AllLayouts =
     std::tuple<Layout<float, int32_t, int32_t>, Layout<double, int32_t, int32_t>,
                Layout<float, int64_t, int32_t>, Layout<double, int64_t, int32_t>,
                Layout<float, int64_t, int64_t>, Layout<double, int64_t, int64_t>>;
+
+using AddendLayouts = std::tuple<Layout<float, int32_t, int32_t>, Layout<double, int64_t, int64_t>>;
 
 // `spec` (generators.hpp) squared, and squared again with new values (same
 // structure), with the oracle's results: computed once, run in every layout.
@@ -198,6 +228,62 @@ std::string check_layout_product(spgemmHandle_t handle, spgemmMemoryType_t memor
   std::string diff = compare_csr(got, c.C, default_rtol<V>());
   if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
   return diff.empty() ? diff : c.spec + " base " + std::to_string(base) + ": " + diff;
+}
+
+// C = alpha * A * B + beta * D cases, each with new values for a second
+// numeric phase and the oracle's results.
+template <class V>
+struct AddendCase {
+  std::string name;
+  HostCsr<V> A, B, D, A2, B2, D2;
+  ReferenceProduct<V> C, C2;
+  static constexpr V alpha = V(-1.5);
+  static constexpr V beta = V(0.75);
+
+  AddendCase(std::string n, HostCsr<double> a, HostCsr<double> b, HostCsr<double> d)
+      : name(std::move(n)),
+        A(convert_values<V>(a)),
+        B(convert_values<V>(b)),
+        D(convert_values<V>(d)),
+        A2(A),
+        B2(B),
+        D2(D) {
+    randomize_values(A2, 31);
+    randomize_values(B2, 32);
+    randomize_values(D2, 33);
+    C = reference_spgemm(A, B, alpha, &D, beta);
+    C2 = reference_spgemm(A2, B2, alpha, &D2, beta);
+  }
+};
+
+// D with its own pattern; D covering rows where A * B is empty; D = the
+// pattern of A * B (accumulating into a previous product); an empty D; long
+// rows of C (hub: the GPU's dense windows).
+template <class V>
+std::vector<AddendCase<V>> addend_cases() {
+  const auto a = uniform_random(200, 150, 5, 41), b = uniform_random(150, 180, 4, 42);
+  const auto sparse_a = with_empty_rows(a, 0.3, 43);
+  auto previous = reference_spgemm(a, b, 1.0).C;
+  randomize_values(previous, 44);
+  const auto hub = generate("hub:20000");
+  std::vector<AddendCase<V>> cases;
+  cases.emplace_back("own pattern", a, b, random_rect(200, 180, 0.02, 45));
+  cases.emplace_back("rows where A*B is empty", sparse_a, b, uniform_random(200, 180, 3, 46));
+  cases.emplace_back("D = previous C", a, b, previous);
+  cases.emplace_back("empty D", a, b, empty_matrix(200, 180));
+  cases.emplace_back("hub:20000 + D", hub, hub, uniform_random(20000, 20000, 20, 47));
+  return cases;
+}
+
+template <class L>
+std::string check_addend_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                              const AddendCase<typename L::Value>& c, int base) {
+  using V = typename L::Value;
+  const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
+      handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory, Addend<V>{&c.D, &c.D2, c.beta});
+  std::string diff = compare_csr(got, c.C, default_rtol<V>());
+  if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
+  return diff.empty() ? diff : c.name + " base " + std::to_string(base) + ": " + diff;
 }
 
 }  // namespace spgemm_test

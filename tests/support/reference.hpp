@@ -24,9 +24,15 @@ struct ReferenceProduct {
 // The structure is the structural product: (i, j) is in C iff some
 // a_ik * b_kj exists, even when the values cancel to zero. A kernel must
 // keep such entries, since the symbolic phase cannot see values.
+//
+// With an addend D (A.rows x B.cols, any pattern): C = alpha * A * B + beta * D,
+// whose structure is the union of the product's and D's.
 template <class V>
-ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V alpha) {
+ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V alpha,
+                                     const HostCsr<V>* D = nullptr, V beta = V(0)) {
   if (A.cols != B.rows) throw std::invalid_argument("reference_spgemm: A.cols != B.rows");
+  if (D && (D->rows != A.rows || D->cols != B.cols))
+    throw std::invalid_argument("reference_spgemm: D is not A.rows x B.cols");
   ReferenceProduct<V> out;
   HostCsr<V>& C = out.C;
   C.rows = A.rows;
@@ -35,8 +41,9 @@ ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V
   const long double a_alpha = alpha;
 
   struct Sum {
-    long double value = 0;
+    long double value = 0;  // of the products, scaled by alpha at the end
     long double bound = 0;
+    long double addend = 0;  // beta * d, scaled already
   };
   std::map<int32_t, Sum> row;
   for (int64_t i = 0; i < A.rows; ++i) {
@@ -51,10 +58,14 @@ ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V
         s.bound += std::fabs(p);
       }
     }
+    if (D)
+      for (int32_t ed = D->row_offsets[i]; ed < D->row_offsets[i + 1]; ++ed)
+        row[D->col_ind[ed]].addend += static_cast<long double>(beta) * D->values[ed];
     for (const auto& [col, s] : row) {
       C.col_ind.push_back(col);
-      C.values.push_back(static_cast<V>(a_alpha * s.value));
-      out.abs_bound.push_back(static_cast<double>(std::fabs(a_alpha) * s.bound));
+      C.values.push_back(static_cast<V>(a_alpha * s.value + s.addend));
+      out.abs_bound.push_back(
+          static_cast<double>(std::fabs(a_alpha) * s.bound + std::fabs(s.addend)));
     }
     if (C.col_ind.size() > static_cast<size_t>(INT32_MAX))
       throw std::overflow_error("reference_spgemm: nnz(C) exceeds 32-bit offsets");

@@ -12,8 +12,8 @@ namespace {
 constexpr int kThreads = 256;
 
 template <class Offset, class Col>
-__global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows,
-                                    int* __restrict__ sizes) {
+__global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                                    Pattern<Offset, Col> D, int rows, int* __restrict__ sizes) {
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int row = static_cast<int>(thread / kAnalysisLanes);
   const int lane = static_cast<int>(thread % kAnalysisLanes);
@@ -23,6 +23,7 @@ __global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col>
       const int k = A.col(i);
       products += B.end(k) - B.begin(k);
     }
+    if (D.offsets && lane == 0) products += D.end(row) - D.begin(row);
   }
   // every lane of the warp takes part, also those past the last row
   for (int d = kAnalysisLanes / 2; d > 0; d /= 2)
@@ -33,18 +34,18 @@ __global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col>
 }  // namespace
 
 template <class Offset, class Col>
-void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int* sizes,
-                  cudaStream_t stream) {
+void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                  int rows, int* sizes, cudaStream_t stream) {
   if (rows == 0) return;
   const long long threads = static_cast<long long>(rows) * kAnalysisLanes;
   const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, rows, sizes);
+  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, D, rows, sizes);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 #define SPGEMM_INSTANTIATE_ROW_PRODUCTS(Offset, Col)                                        \
-  template void row_products<Offset, Col>(Pattern<Offset, Col>, Pattern<Offset, Col>, int, \
-                                          int*, cudaStream_t);
+  template void row_products<Offset, Col>(Pattern<Offset, Col>, Pattern<Offset, Col>,       \
+                                          Pattern<Offset, Col>, int, int*, cudaStream_t);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ROW_PRODUCTS)
 
 }  // namespace spgemm::cuda

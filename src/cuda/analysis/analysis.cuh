@@ -1,4 +1,4 @@
-// Analysis: the number of products (a_ik * b_kj terms) of every row of C,
+// Analysis: the number of terms (products a_ik * b_kj, plus the entries of D) of every row of C,
 // an upper bound of the row's nnz and the measure of its work. One pass over
 // A's column indices and B's row offsets, O(nnz(A)).
 #pragma once
@@ -14,8 +14,8 @@ namespace spgemm::cuda {
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
 // the dense bin, whose loops use 64-bit counters).
 template <class Offset, class Col>
-void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int* sizes,
-                  cudaStream_t stream);
+void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                  int rows, int* sizes, cudaStream_t stream);
 
 // The input checks (core/csr_checks.hpp) on the device: throws INVALID_VALUE
 // naming the first defect. Synchronizes the handle's stream once.

@@ -15,17 +15,19 @@ namespace spgemm::cuda {
 // the kernels read their bin's count themselves (no host round trip).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, int rows, int lanes, const BinCounts* counts,
+                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes, const BinCounts* counts,
                      const int* binned_rows, Offset* row_nnz, cudaStream_t stream);
 
 // C's row offsets carry C's index base (c_begin / c_end take it off); its
 // column indices are written with c_base added.
 template <class Value, class Offset, class Col>
 struct NumericArgs {
-  Pattern<Offset, Col> A, B;
+  Pattern<Offset, Col> A, B, D;  // D.offsets == nullptr: no addend
   const Value* a_values;
   const Value* b_values;
+  const Value* d_values;
   Value alpha;
+  Value beta;
   const Offset* c_offsets;
   int c_base;
   Col* c_cols;

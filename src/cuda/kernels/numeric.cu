@@ -49,6 +49,8 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const 
     for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
       map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
     });
+    for_each_addend(args.D, row, rank, threads,
+                    [&](int col, Offset d) { map.add(col, args.beta * args.d_values[d]); });
     group.sync();
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -94,7 +96,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Offset, Col, BlockReduce>(args.A, args.B, row, lanes, window,
+    product_column_range<Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes, window,
                                                    temp.reduce, lo, hi);
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -107,13 +109,16 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
+      auto add = [&](int col, Value term) {
+        const long long offset = col - w0;
+        if (offset >= 0 && offset < window) acc.add(static_cast<int>(offset), term);
+      };
       for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
                        [&](int col, Offset a, Offset b) {
-                         const long long offset = col - w0;
-                         if (offset >= 0 && offset < window)
-                           acc.add(static_cast<int>(offset),
-                                   args.alpha * args.a_values[a] * args.b_values[b]);
+                         add(col, args.alpha * args.a_values[a] * args.b_values[b]);
                        });
+      for_each_addend(args.D, row, threadIdx.x, blockDim.x,
+                      [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.

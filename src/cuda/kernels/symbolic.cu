@@ -16,7 +16,7 @@ namespace {
 // One group of threads per row, a hash set of log2_table slots per group.
 template <Group G, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                                     const BinCounts* counts, int bin,
+                                     Pattern<Offset, Col> D, const BinCounts* counts, int bin,
                                      const int* __restrict__ binned_rows, int log2_table,
                                      int lanes, Offset* __restrict__ row_nnz) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -38,8 +38,8 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     if (rank == 0) *counter = 0;
     group.sync();
     int inserted = 0;
-    for_each_product(A, B, row, rank, threads, lanes,
-                     [&](int col, Offset, Offset) { inserted += set.insert(col); });
+    for_each_column(A, B, D, row, rank, threads, lanes,
+                    [&](int col) { inserted += set.insert(col); });
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
     if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
@@ -50,7 +50,8 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
 // One block per long row: a bitmask over windows of the row's column range.
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, const BinCounts* counts,
+    dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                          const BinCounts* counts,
                           int bin, const int* __restrict__ binned_rows, int window_words,
                           int lanes, Offset* __restrict__ row_nnz) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Offset, Col, BlockReduce>(A, B, row, lanes, window, temp, lo, hi);
+    product_column_range<Offset, Col, BlockReduce>(A, B, D, row, lanes, window, temp, lo, hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
       // only the words the row's column span reaches in this window
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = reach < window_words ? static_cast<int>(reach) : window_words;
       for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
       __syncthreads();
-      for_each_product(A, B, row, threadIdx.x, blockDim.x, lanes, [&](int col, Offset, Offset) {
+      for_each_column(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
         const long long offset = col - w0;
         if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
       });
@@ -88,14 +89,14 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 
 template <Group G, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin,
-                     Pattern<Offset, Col> A, Pattern<Offset, Col> B, int rows, int lanes,
-                     const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
-                     cudaStream_t stream) {
+                     Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                     int rows, int lanes, const BinCounts* counts, const int* binned_rows,
+                     Offset* row_nnz, cudaStream_t stream) {
   auto kernel = hash_symbolic_kernel<G, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows, b.rows_per_block, resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, counts, bin, binned_rows,
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, counts, bin, binned_rows,
                                                   log2_of_pow2(b.spec.table_size),
                                                   std::min(lanes, group_threads), row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
@@ -105,30 +106,31 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
 
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, int rows, int lanes, const BinCounts* counts,
+                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes, const BinCounts* counts,
                      const int* binned_rows, Offset* row_nnz, cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
       case Group::warp:
-        launch_hash_bin<Group::warp>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
+        launch_hash_bin<Group::warp>(limits, b, bin, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
         break;
       case Group::block:
-        launch_hash_bin<Group::block>(limits, b, bin, A, B, rows, lanes, counts, binned_rows, row_nnz, stream);
+        launch_hash_bin<Group::block>(limits, b, bin, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
         break;
     }
   }
   auto kernel = dense_symbolic_kernel<Offset, Col>;
   const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
   const int grid = grid_for(rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-  kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, counts, layout.dense_bin(), binned_rows,
+  kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, counts, layout.dense_bin(), binned_rows,
                                                      static_cast<int>(smem / 4), lanes, row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
-                                             Pattern<Offset, Col>, Pattern<Offset, Col>, int, \
+                                             Pattern<Offset, Col>, Pattern<Offset, Col>,      \
+                                             Pattern<Offset, Col>, int,                       \
                                              int, const BinCounts*, const int*, Offset*,      \
                                              cudaStream_t);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)

@@ -15,6 +15,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/operands/transpose.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -66,6 +67,10 @@ class CudaEngine final : public Engine {
       : ctx_(ctx),
         symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
         numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
+
+  std::unique_ptr<Transpose> make_transpose() override {
+    return make_cuda_transpose<Value, Offset, Col>(ctx_);
+  }
 
   void check_structure(const MatrixDesc& m, const char* name) override {
     check_csr_structure<Offset, Col>(ctx_, m, name);

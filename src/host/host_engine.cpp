@@ -2,6 +2,7 @@
 
 #include "core/csr_checks.hpp"
 #include "core/error.hpp"
+#include "core/values.hpp"
 
 #include <omp.h>
 
@@ -44,6 +45,49 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
   if (alloc_failed) fail(SPGEMM_STATUS_ALLOC_FAILED, "host backend: out of host memory");
 }
 
+// X^T by counting sort: rows of X are visited in order, so every row of X^T
+// comes out sorted.
+template <class Value, class Offset, class Col>
+class HostTranspose final : public Transpose {
+ public:
+  void build(const MatrixDesc& x) override {
+    const auto X = view_of<const Value, const Offset, const Col>(x);
+    const auto nnz = static_cast<size_t>(x.nnz);
+    offsets_.assign(static_cast<size_t>(x.cols) + 1, 0);
+    for (size_t i = 0; i < nnz; ++i) ++offsets_[static_cast<size_t>(X.col(i)) + 1];
+    for (size_t c = 0; c < static_cast<size_t>(x.cols); ++c) offsets_[c + 1] += offsets_[c];
+    cols_.resize(nnz);
+    permutation_.resize(nnz);
+    values_.resize(nnz);
+    std::vector<Offset> next(offsets_.begin(), offsets_.end() - 1);
+    for (int64_t row = 0; row < x.rows; ++row)
+      for (int64_t i = X.begin(row); i < X.end(row); ++i) {
+        const auto j = static_cast<size_t>(next[static_cast<size_t>(X.col(i))]++);
+        cols_[j] = static_cast<Col>(row);
+        permutation_[j] = static_cast<Offset>(i);
+      }
+    desc_ = x;
+    desc_.rows = x.cols;
+    desc_.cols = x.rows;
+    desc_.base = SPGEMM_INDEX_BASE_ZERO;
+    desc_.row_offsets = offsets_.data();
+    desc_.col_ind = cols_.data();
+    desc_.values = values_.data();
+  }
+
+  void gather_values(const MatrixDesc& x, bool conjugate) override {
+    const auto* values = static_cast<const Value*>(x.values);
+    for (size_t j = 0; j < values_.size(); ++j)
+      values_[j] = conjugate_if(values[static_cast<size_t>(permutation_[j])], conjugate);
+  }
+
+ private:
+  std::vector<Offset> offsets_;
+  std::vector<Col> cols_;
+  std::vector<Offset> permutation_;
+  std::vector<Value> values_;
+};
+
 template <class Value, class Offset, class Col>
 class HostEngine final : public Engine {
   using View = CsrView<const Value, const Offset, const Col>;
@@ -70,6 +114,10 @@ class HostEngine final : public Engine {
     fail_on_defects(
         found, name, m, [&](int64_t at) { return static_cast<int64_t>(offsets[at]); },
         [&](int64_t at) { return static_cast<int64_t>(cols[at]); });
+  }
+
+  std::unique_ptr<Transpose> make_transpose() override {
+    return std::make_unique<HostTranspose<Value, Offset, Col>>();
   }
 
   void analyze(const Operands&) override {}

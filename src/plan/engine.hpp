@@ -5,8 +5,10 @@
 #pragma once
 
 #include "core/matrix.hpp"
+#include "plan/transpose.hpp"
 
 #include <cstdint>
+#include <memory>
 
 namespace spgemm {
 
@@ -22,6 +24,8 @@ struct Operands {
 class Engine {
  public:
   virtual ~Engine() = default;
+  // Storage and kernels for an explicit transpose of an operand.
+  virtual std::unique_ptr<Transpose> make_transpose() = 0;
   // Throws INVALID_VALUE naming the first defect of m's CSR structure
   // (core/csr_checks.hpp). m's row offsets are not NULL.
   virtual void check_structure(const MatrixDesc& m, const char* name) = 0;

@@ -75,9 +75,8 @@ std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like) {
 Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
            const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
            cudaDataType compute_type)
-    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), D_(D), C_(C) {
-  if (op_a != SPGEMM_OPERATION_NON_TRANSPOSE || op_b != SPGEMM_OPERATION_NON_TRANSPOSE)
-    fail(SPGEMM_STATUS_NOT_SUPPORTED, "only non-transposed operands are supported");
+    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), D_(D), C_(C), op_a_(op_a),
+      op_b_(op_b) {
   if (A->value_type != compute_type || B->value_type != compute_type ||
       C->value_type != compute_type)
     fail(SPGEMM_STATUS_NOT_SUPPORTED,
@@ -91,22 +90,30 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
       fail(SPGEMM_STATUS_NOT_SUPPORTED, "the value type of D must be the compute type");
     require_supported_layout(*D, *A, "D");
     if (D->rows != C->rows || D->cols != C->cols)
-      fail(SPGEMM_STATUS_INVALID_VALUE, "D must have C's shape (A.rows x B.cols)");
+      fail(SPGEMM_STATUS_INVALID_VALUE, "D must have C's shape");
     if (D->memory != A->memory)
       fail(SPGEMM_STATUS_INVALID_VALUE, "D must be in the same memory as A, B and C");
   }
-  if (A->cols != B->rows) fail(SPGEMM_STATUS_INVALID_VALUE, "A.cols != B.rows");
-  if (C->rows != A->rows || C->cols != B->cols)
-    fail(SPGEMM_STATUS_INVALID_VALUE, "C must be A.rows x B.cols");
+  const bool t_a = op_a != SPGEMM_OPERATION_NON_TRANSPOSE;
+  const bool t_b = op_b != SPGEMM_OPERATION_NON_TRANSPOSE;
+  const int64_t m = t_a ? A->cols : A->rows, k = t_a ? A->rows : A->cols;
+  const int64_t k_b = t_b ? B->cols : B->rows, n = t_b ? B->rows : B->cols;
+  if (k != k_b) fail(SPGEMM_STATUS_INVALID_VALUE, "the inner dimensions of op(A) and op(B) differ");
+  if (C->rows != m || C->cols != n)
+    fail(SPGEMM_STATUS_INVALID_VALUE, "C must be rows(op(A)) x cols(op(B))");
   if (A->memory != B->memory || A->memory != C->memory)
     fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
   check_inputs();
   engine_ = compute_type == CUDA_R_32F ? make_engine<float>(*ctx_, *A)
                                        : make_engine<double>(*ctx_, *A);
+  if (t_a) transposed_a_ = engine_->make_transpose();
+  if (t_b) transposed_b_ = engine_->make_transpose();
 }
 
 Plan::~Plan() {
   Context::DeviceGuard guard(*ctx_);  // the workspace is freed on the handle's device
+  transposed_a_.reset();
+  transposed_b_.reset();
   engine_.reset();
 }
 
@@ -129,6 +136,8 @@ void Plan::analyze() {
     if (B_->row_offsets) engine_->check_structure(*B_, "B");
     if (D_ && D_->row_offsets) engine_->check_structure(*D_, "D");
   }
+  if (transposed_a_) transposed_a_->build(*A_);
+  if (transposed_b_) transposed_b_->build(*B_);
   engine_->analyze(operands());
   stage_ = Stage::analyzed;
 }
@@ -159,6 +168,10 @@ void Plan::numeric(const void* alpha, const void* beta) {
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
   Context::DeviceGuard guard(*ctx_);
+  if (transposed_a_)
+    transposed_a_->gather_values(*A_, op_a_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
+  if (transposed_b_)
+    transposed_b_->gather_values(*B_, op_b_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
   engine_->numeric(operands(), *C_, alpha, beta);
 }
 

@@ -33,7 +33,11 @@ class Plan {
  private:
   enum class Stage { created, analyzed, symbolic_done };
   void check_inputs() const;
-  Operands operands() const { return {A_, B_, D_}; }
+  // op(A) and op(B) as the engine computes on them.
+  Operands operands() const {
+    return {transposed_a_ ? &transposed_a_->desc() : A_,
+            transposed_b_ ? &transposed_b_->desc() : B_, D_};
+  }
 
   std::shared_ptr<Context> ctx_;
   spgemmMemoryType_t memory_;
@@ -42,6 +46,8 @@ class Plan {
   const MatrixDesc* D_;
   MatrixDesc* C_;
   std::unique_ptr<Engine> engine_;
+  spgemmOperation_t op_a_, op_b_;
+  std::unique_ptr<Transpose> transposed_a_, transposed_b_;  // for op != N
   Stage stage_ = Stage::created;
 };
 

@@ -33,4 +33,16 @@ TEMPLATE_LIST_TEST_CASE("GPU: C = alpha*A*B + beta*D", "[gpu][addend]", AddendLa
     }
 }
 
+// C = alpha * op(A) * op(B), op in {N, T, H}, 32/32 zero-based and 64/64
+// one-based.
+TEMPLATE_LIST_TEST_CASE("GPU: transposed operands", "[gpu][transpose]", AddendLayouts) {
+  Handle handle;
+  for (const auto& c : transpose_cases<typename TestType::Value>())
+    for (const int base : {0, 1}) {
+      const std::string diff = check_transpose_case<TestType>(handle.h, SPGEMM_MEMORY_DEVICE, c, base);
+      INFO(diff);
+      CHECK(diff.empty());
+    }
+}
+
 int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

@@ -33,3 +33,17 @@ TEMPLATE_LIST_TEST_CASE("host backend: C = alpha*A*B + beta*D", "[host][addend]"
     }
   spgemmDestroy(handle);
 }
+
+// C = alpha * op(A) * op(B), op in {N, T, H}, 32/32 zero-based and 64/64
+// one-based.
+TEMPLATE_LIST_TEST_CASE("host backend: transposed operands", "[host][transpose]", AddendLayouts) {
+  spgemmHandle_t handle = nullptr;
+  REQUIRE(spgemmCreate(&handle) == SPGEMM_STATUS_SUCCESS);
+  for (const auto& c : transpose_cases<typename TestType::Value>())
+    for (const int base : {0, 1}) {
+      const std::string diff = check_transpose_case<TestType>(handle, SPGEMM_MEMORY_HOST, c, base);
+      INFO(diff);
+      CHECK(diff.empty());
+    }
+  spgemmDestroy(handle);
+}

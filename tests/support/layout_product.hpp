@@ -101,35 +101,39 @@ struct LayoutCsr {
   LayoutCsr& operator=(const LayoutCsr&) = delete;
 };
 
-// An optional addend: C = alpha * A * B + beta * D, and D2 (D's structure,
-// new values) in the second run.
+// Operations on A and B, and an optional addend: C = alpha * op(A) * op(B)
+// + beta * D, with D2 (D's structure, new values) in the second run.
 template <class V>
-struct Addend {
+struct ProductOptions {
+  spgemmOperation_t op_a = SPGEMM_OPERATION_NON_TRANSPOSE;
+  spgemmOperation_t op_b = SPGEMM_OPERATION_NON_TRANSPOSE;
   const HostCsr<V>* D = nullptr;
   const HostCsr<V>* D2 = nullptr;
   V beta = V(0);
 };
 
-// C = alpha * A * B (+ beta * D), then (structure reuse) the same with A2, B2
-// (and D2): A's, B's (and D's) structure, new values. Outputs are poisoned
-// first (0x7f.. indices, NaN values); both results come back zero-based,
-// 32-bit.
+// C = alpha * op(A) * op(B) (+ beta * D), then (structure reuse) the same
+// with A2, B2 (and D2): A's, B's (and D's) structure, new values. Outputs are
+// poisoned first (0x7f.. indices, NaN values); both results come back
+// zero-based, 32-bit.
 template <class V, class Offset, class Col>
 std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const HostCsr<V>& A,
                                                  const HostCsr<V>& B, const HostCsr<V>& A2,
                                                  const HostCsr<V>& B2, V alpha, int base,
                                                  spgemmMemoryType_t memory,
-                                                 const Addend<V>& addend = {}) {
+                                                 const ProductOptions<V>& options = {}) {
   LayoutCsr<V, Offset, Col> a(A, base, memory), b(B, base, memory);
   std::unique_ptr<LayoutCsr<V, Offset, Col>> d;
-  if (addend.D) d = std::make_unique<LayoutCsr<V, Offset, Col>>(*addend.D, base, memory);
+  if (options.D) d = std::make_unique<LayoutCsr<V, Offset, Col>>(*options.D, base, memory);
+  const int64_t c_rows = options.op_a == SPGEMM_OPERATION_NON_TRANSPOSE ? A.rows : A.cols;
+  const int64_t c_cols = options.op_b == SPGEMM_OPERATION_NON_TRANSPOSE ? B.cols : B.rows;
   HostCsr<V> shape;
-  shape.rows = A.rows;
-  shape.cols = B.cols;
-  LayoutArray<Offset> c_offsets(std::vector<Offset>(static_cast<size_t>(A.rows) + 1, 0x7f7f7f7f),
+  shape.rows = c_rows;
+  shape.cols = c_cols;
+  LayoutArray<Offset> c_offsets(std::vector<Offset>(static_cast<size_t>(c_rows) + 1, 0x7f7f7f7f),
                                 memory);
   spgemmMatDescr_t c = nullptr;
-  spgemm_ok(spgemmCreateCsr(&c, A.rows, B.cols, 0, c_offsets.get(), nullptr, nullptr,
+  spgemm_ok(spgemmCreateCsr(&c, c_rows, c_cols, 0, c_offsets.get(), nullptr, nullptr,
                             index_type_of<Offset>(), index_type_of<Col>(),
                             static_cast<spgemmIndexBase_t>(base), cuda_data_type<V>()),
             "spgemmCreateCsr(C)");
@@ -138,18 +142,16 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
   try {
     spgemm_ok(spgemmCsrSetMemoryType(c, memory), "spgemmCsrSetMemoryType(C)");
     if (d)
-      spgemm_ok(spgemmPlanCreateWithAddend(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                                           SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr,
-                                           d->descr, c, cuda_data_type<V>()),
+      spgemm_ok(spgemmPlanCreateWithAddend(handle, &plan, options.op_a, options.op_b, a.descr,
+                                           b.descr, d->descr, c, cuda_data_type<V>()),
                 "spgemmPlanCreateWithAddend");
     else
-      spgemm_ok(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                                 SPGEMM_OPERATION_NON_TRANSPOSE, a.descr, b.descr, c,
+      spgemm_ok(spgemmPlanCreate(handle, &plan, options.op_a, options.op_b, a.descr, b.descr, c,
                                  cuda_data_type<V>()),
                 "spgemmPlanCreate");
     auto numeric = [&] {
       if (d)
-        spgemm_ok(spgemmNumericWithAddend(handle, plan, &alpha, &addend.beta),
+        spgemm_ok(spgemmNumericWithAddend(handle, plan, &alpha, &options.beta),
                   "spgemmNumericWithAddend");
       else
         spgemm_ok(spgemmNumeric(handle, plan, &alpha), "spgemmNumeric");
@@ -173,7 +175,7 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
     results.first = read_c();
     a.values.write(A2.values);
     b.values.write(B2.values);
-    if (d) d->values.write(addend.D2->values);
+    if (d) d->values.write(options.D2->values);
     c_values.write(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()));
     numeric();
     results.second = read_c();
@@ -280,7 +282,68 @@ std::string check_addend_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
                               const AddendCase<typename L::Value>& c, int base) {
   using V = typename L::Value;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
-      handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory, Addend<V>{&c.D, &c.D2, c.beta});
+      handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory,
+      ProductOptions<V>{SPGEMM_OPERATION_NON_TRANSPOSE, SPGEMM_OPERATION_NON_TRANSPOSE, &c.D,
+                        &c.D2, c.beta});
+  std::string diff = compare_csr(got, c.C, default_rtol<V>());
+  if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
+  return diff.empty() ? diff : c.name + " base " + std::to_string(base) + ": " + diff;
+}
+
+// op(A) * op(B) cases with op in {N, T, C}: A^T * B, A * B^T, A^T * B^T,
+// and the Galerkin product P^T * (A * P) of two plans; rectangular, with
+// the oracle computing on explicit transposes.
+template <class V>
+struct TransposeCase {
+  std::string name;
+  spgemmOperation_t op_a, op_b;
+  HostCsr<V> A, B, A2, B2;
+  ReferenceProduct<V> C, C2;
+  static constexpr V alpha = V(2);
+
+  TransposeCase(std::string n, spgemmOperation_t oa, spgemmOperation_t ob, HostCsr<double> a,
+                HostCsr<double> b)
+      : name(std::move(n)), op_a(oa), op_b(ob), A(convert_values<V>(a)),
+        B(convert_values<V>(b)), A2(A), B2(B) {
+    randomize_values(A2, 51);
+    randomize_values(B2, 52);
+    auto op = [](const HostCsr<V>& m, spgemmOperation_t o) {
+      return o == SPGEMM_OPERATION_NON_TRANSPOSE ? m : transpose(m);
+    };
+    C = reference_spgemm(op(A, op_a), op(B, op_b), alpha);
+    C2 = reference_spgemm(op(A2, op_a), op(B2, op_b), alpha);
+  }
+};
+
+template <class V>
+std::vector<TransposeCase<V>> transpose_cases() {
+  const auto N = SPGEMM_OPERATION_NON_TRANSPOSE, T = SPGEMM_OPERATION_TRANSPOSE,
+             H = SPGEMM_OPERATION_CONJUGATE_TRANSPOSE;
+  const auto a = with_empty_rows(uniform_random(300, 200, 6, 61), 0.1, 62);  // 300 x 200
+  const auto b = uniform_random(300, 250, 5, 63);                            // 300 x 250
+  const auto c = uniform_random(250, 300, 4, 64);                            // 250 x 300
+  const auto d = uniform_random(400, 250, 5, 66);                            // 400 x 250
+  const auto fine = generate("poisson2d:40");                               // 1600 x 1600
+  const auto p = uniform_random(1600, 400, 2, 65);  // a prolongation-like 1600 x 400
+  std::vector<TransposeCase<V>> cases;
+  cases.emplace_back("A^T * B", T, N, a, b);
+  cases.emplace_back("A^H * B (real: = A^T * B)", H, N, a, b);
+  cases.emplace_back("B * D^T", N, T, b, d);
+  cases.emplace_back("A^T * C^T", T, T, a, c);
+  cases.emplace_back("P^T * (A P)", T, N, p, reference_spgemm(fine, p, 1.0).C);
+  cases.emplace_back("A * A^T", N, T, generate("longrows:2000"), generate("longrows:2000"));
+  return cases;
+}
+
+template <class L>
+std::string check_transpose_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                                 const TransposeCase<typename L::Value>& c, int base) {
+  using V = typename L::Value;
+  ProductOptions<V> options;
+  options.op_a = c.op_a;
+  options.op_b = c.op_b;
+  const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
+      handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory, options);
   std::string diff = compare_csr(got, c.C, default_rtol<V>());
   if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
   return diff.empty() ? diff : c.name + " base " + std::to_string(base) + ": " + diff;

@@ -11,6 +11,7 @@
 
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
+#include "core/values.hpp"
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/bins.hpp"
@@ -125,8 +126,8 @@ class CudaEngine final : public Engine {
                                          values_of<Value>(in.A),
                                          values_of<Value>(in.B),
                                          values_of<Value>(in.D),
-                                         *static_cast<const Value*>(alpha),
-                                         in.D ? *static_cast<const Value*>(beta) : Value(0),
+                                         load_scalar<Value>(alpha),
+                                         in.D ? load_scalar<Value>(beta) : Value(0),
                                          static_cast<const Offset*>(c.row_offsets),
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),
@@ -173,9 +174,10 @@ std::unique_ptr<Engine> make_cuda_engine(Context& ctx) {
   return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx);
 }
 
-#define SPGEMM_INSTANTIATE_CUDA_ENGINE(Offset, Col)                             \
-  template std::unique_ptr<Engine> make_cuda_engine<float, Offset, Col>(Context&); \
-  template std::unique_ptr<Engine> make_cuda_engine<double, Offset, Col>(Context&);
-SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CUDA_ENGINE)
+#define SPGEMM_INSTANTIATE_CUDA_ENGINE(Value, Offset, Col) \
+  template std::unique_ptr<Engine> make_cuda_engine<Value, Offset, Col>(Context&);
+#define SPGEMM_INSTANTIATE_CUDA_ENGINES(Offset, Col) \
+  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CUDA_ENGINE, Offset, Col)
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CUDA_ENGINES)
 
 }  // namespace spgemm

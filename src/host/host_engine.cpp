@@ -167,8 +167,8 @@ class HostEngine final : public Engine {
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
     const auto C = view_of<Value, Offset, Col>(c);
-    const Value alpha = *static_cast<const Value*>(alpha_ptr);
-    const Value beta = in.D ? *static_cast<const Value*>(beta_ptr) : Value(0);
+    const Value alpha = load_scalar<Value>(alpha_ptr);
+    const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
     struct Scratch {
       std::vector<Value> acc;
       std::vector<int64_t> marker;
@@ -221,9 +221,10 @@ std::unique_ptr<Engine> make_host_engine() {
   return std::make_unique<HostEngine<Value, Offset, Col>>();
 }
 
-#define SPGEMM_INSTANTIATE_HOST_ENGINE(Offset, Col)                         \
-  template std::unique_ptr<Engine> make_host_engine<float, Offset, Col>(); \
-  template std::unique_ptr<Engine> make_host_engine<double, Offset, Col>();
-SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_HOST_ENGINE)
+#define SPGEMM_INSTANTIATE_HOST_ENGINE(Value, Offset, Col) \
+  template std::unique_ptr<Engine> make_host_engine<Value, Offset, Col>();
+#define SPGEMM_INSTANTIATE_HOST_ENGINES(Offset, Col) \
+  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_HOST_ENGINE, Offset, Col)
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_HOST_ENGINES)
 
 }  // namespace spgemm

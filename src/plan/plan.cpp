@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include "core/error.hpp"
+#include "core/values.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "host/host_engine.hpp"
 
@@ -12,7 +13,9 @@ namespace spgemm {
 
 namespace {
 
-bool supported_value_type(cudaDataType t) { return t == CUDA_R_32F || t == CUDA_R_64F; }
+bool supported_value_type(cudaDataType t) {
+  return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_C_32F || t == CUDA_C_64F;
+}
 
 // The largest nnz a matrix with this offset type and index base can hold.
 int64_t max_nnz(const MatrixDesc& m) {
@@ -33,7 +36,7 @@ void require_supported_layout(const MatrixDesc& m, const MatrixDesc& like, const
          std::string(name) + ": offset type, index type and index base must be those of A");
   if (!supported_value_type(m.value_type))
     fail(SPGEMM_STATUS_NOT_SUPPORTED,
-         std::string(name) + ": only CUDA_R_32F and CUDA_R_64F values are supported");
+         std::string(name) + ": values must be CUDA_R_32F, CUDA_R_64F, CUDA_C_32F or CUDA_C_64F");
   // Kernels index rows and columns with int; 64-bit types lift the limit on
   // nnz only.
   constexpr int64_t max32 = std::numeric_limits<int32_t>::max();
@@ -46,12 +49,30 @@ void require_supported_layout(const MatrixDesc& m, const MatrixDesc& like, const
              " does not fit its row offset type");
 }
 
+// Complex values are read as libcu++ complex, aligned to their full size
+// (as cuComplex / cuDoubleComplex are).
+size_t value_alignment(cudaDataType t) {
+  switch (t) {
+    case CUDA_C_32F: return alignof(ComplexFloat);
+    case CUDA_C_64F: return alignof(ComplexDouble);
+    default: return 1;
+  }
+}
+
+void require_aligned_values(const MatrixDesc& m, const char* name) {
+  if (reinterpret_cast<uintptr_t>(m.values) % value_alignment(m.value_type) != 0)
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         std::string(name) + ": complex values must be aligned to " +
+             std::to_string(value_alignment(m.value_type)) + " bytes");
+}
+
 void require_operand_arrays(const MatrixDesc& m, const char* name) {
   // a 0 x n matrix without entries needs no arrays at all
   if (!m.row_offsets && (m.rows > 0 || m.nnz > 0))
     fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": rowOffsets is NULL");
   if (m.nnz > 0 && (!m.col_ind || !m.values))
     fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + ": colInd or values is NULL");
+  require_aligned_values(m, name);
 }
 
 template <class Value, class Offset, class Col>
@@ -104,8 +125,12 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
   if (A->memory != B->memory || A->memory != C->memory)
     fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
   check_inputs();
-  engine_ = compute_type == CUDA_R_32F ? make_engine<float>(*ctx_, *A)
-                                       : make_engine<double>(*ctx_, *A);
+  switch (compute_type) {
+    case CUDA_R_32F: engine_ = make_engine<float>(*ctx_, *A); break;
+    case CUDA_R_64F: engine_ = make_engine<double>(*ctx_, *A); break;
+    case CUDA_C_32F: engine_ = make_engine<ComplexFloat>(*ctx_, *A); break;
+    default: engine_ = make_engine<ComplexDouble>(*ctx_, *A); break;  // CUDA_C_64F
+  }
   if (t_a) transposed_a_ = engine_->make_transpose();
   if (t_b) transposed_b_ = engine_->make_transpose();
 }
@@ -167,6 +192,7 @@ void Plan::numeric(const void* alpha, const void* beta) {
   check_inputs();
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
+  require_aligned_values(*C_, "C");
   Context::DeviceGuard guard(*ctx_);
   if (transposed_a_)
     transposed_a_->gather_values(*A_, op_a_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);

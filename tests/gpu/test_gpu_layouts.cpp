@@ -25,7 +25,7 @@ TEMPLATE_LIST_TEST_CASE("GPU: index layouts and bases", "[gpu][layouts]", AllLay
 // C = alpha * A * B + beta * D, 32/32 zero-based and 64/64 one-based.
 TEMPLATE_LIST_TEST_CASE("GPU: C = alpha*A*B + beta*D", "[gpu][addend]", AddendLayouts) {
   Handle handle;
-  for (const auto& c : addend_cases<typename TestType::Value>())
+  for (const auto& c : addend_cases<typename TestType::Value>(true))
     for (const int base : {0, 1}) {
       const std::string diff = check_addend_case<TestType>(handle.h, SPGEMM_MEMORY_DEVICE, c, base);
       INFO(diff);

@@ -12,7 +12,7 @@ template <class V>
 std::string compare_csr(const HostCsr<V>& got, const ReferenceProduct<V>& ref, double rtol) {
   const HostCsr<V>& want = ref.C;
   std::ostringstream msg;
-  msg.precision(std::numeric_limits<V>::max_digits10);
+  msg.precision(std::numeric_limits<RealOf<V>>::max_digits10);
 
   if (got.rows != want.rows || got.cols != want.cols) {
     msg << "dimensions: got " << got.rows << " x " << got.cols << ", expected " << want.rows
@@ -39,7 +39,7 @@ std::string compare_csr(const HostCsr<V>& got, const ReferenceProduct<V>& ref, d
     return msg.str();
   }
 
-  const double tiny = std::numeric_limits<V>::min();
+  const double tiny = std::numeric_limits<RealOf<V>>::min();
   for (int64_t r = 0; r < want.rows; ++r) {
     for (int32_t e = want.row_offsets[r]; e < want.row_offsets[r + 1]; ++e) {
       if (got.col_ind[e] != want.col_ind[e]) {
@@ -47,9 +47,9 @@ std::string compare_csr(const HostCsr<V>& got, const ReferenceProduct<V>& ref, d
             << "): column " << got.col_ind[e] << ", expected " << want.col_ind[e];
         return msg.str();
       }
-      const double g = got.values[e], w = want.values[e];
+      const V g = got.values[e], w = want.values[e];
       const double tol = rtol * ref.abs_bound[e] + tiny;
-      const double diff = std::fabs(g - w);
+      const double diff = static_cast<double>(std::abs(g - w));
       if (!(diff <= tol)) {  // also catches NaN
         msg << "row " << r << ", column " << want.col_ind[e] << " (entry " << e << "): value " << g
             << ", expected " << w << ", |diff| " << diff << " > tolerance " << tol;
@@ -94,5 +94,10 @@ template std::string compare_csr<double>(const HostCsr<double>&, const Reference
                                          double);
 template std::string compare_identical<float>(const HostCsr<float>&, const HostCsr<float>&);
 template std::string compare_identical<double>(const HostCsr<double>&, const HostCsr<double>&);
+template std::string compare_csr<std::complex<float>>(const HostCsr<std::complex<float>>&,
+                                                      const ReferenceProduct<std::complex<float>>&,
+                                                      double);
+template std::string compare_csr<std::complex<double>>(
+    const HostCsr<std::complex<double>>&, const ReferenceProduct<std::complex<double>>&, double);
 
 }  // namespace spgemm_test

@@ -1,6 +1,7 @@
 // Checking a computed product against the oracle.
 #pragma once
 
+#include <complex>
 #include <string>
 
 #include "csr_host.hpp"
@@ -26,6 +27,10 @@ template <>
 constexpr double default_rtol<float>() { return 1e-4; }
 template <>
 constexpr double default_rtol<double>() { return 1e-11; }
+template <>
+constexpr double default_rtol<std::complex<float>>() { return 1e-4; }
+template <>
+constexpr double default_rtol<std::complex<double>>() { return 1e-11; }
 
 // "" when got equals ref: same dimensions, identical row_offsets and col_ind
 // (hence sorted rows), every value within rtol * abs_bound (+ the smallest
@@ -38,6 +43,10 @@ extern template std::string compare_csr<float>(const HostCsr<float>&, const Refe
                                                double);
 extern template std::string compare_csr<double>(const HostCsr<double>&,
                                                 const ReferenceProduct<double>&, double);
+extern template std::string compare_csr<std::complex<float>>(
+    const HostCsr<std::complex<float>>&, const ReferenceProduct<std::complex<float>>&, double);
+extern template std::string compare_csr<std::complex<double>>(
+    const HostCsr<std::complex<double>>&, const ReferenceProduct<std::complex<double>>&, double);
 
 // "" when got and want are the same bits: dimensions, row_offsets, col_ind,
 // and values compared byte for byte (so -0 != +0, and a NaN is never

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "random.hpp"
+#include "value_traits.hpp"
+
 namespace spgemm_test {
 
 template <class V>
@@ -21,6 +24,9 @@ struct HostCsr {
   int64_t row_length(int64_t r) const { return row_offsets[r + 1] - row_offsets[r]; }
 };
 
+// The same matrix in another value type. Complex values get a random
+// imaginary part (never zero, fixed by the entry's position), so that
+// complex products are not real products in disguise.
 template <class To, class From>
 HostCsr<To> convert_values(const HostCsr<From>& a) {
   HostCsr<To> out;
@@ -28,7 +34,10 @@ HostCsr<To> convert_values(const HostCsr<From>& a) {
   out.cols = a.cols;
   out.row_offsets = a.row_offsets;
   out.col_ind = a.col_ind;
-  out.values.assign(a.values.begin(), a.values.end());
+  out.values.resize(a.values.size());
+  for (size_t i = 0; i < a.values.size(); ++i)
+    out.values[i] = make_value<To>(static_cast<double>(a.values[i]),
+                                   value_from_bits(mix64(i ^ 0x1234567ULL)));
   return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include <library_types.h>
 
+#include <complex>
+
 namespace spgemm_test {
 
 template <class V>
@@ -11,5 +13,9 @@ template <>
 constexpr cudaDataType cuda_data_type<float>() { return CUDA_R_32F; }
 template <>
 constexpr cudaDataType cuda_data_type<double>() { return CUDA_R_64F; }
+template <>
+constexpr cudaDataType cuda_data_type<std::complex<float>>() { return CUDA_C_32F; }
+template <>
+constexpr cudaDataType cuda_data_type<std::complex<double>>() { return CUDA_C_64F; }
 
 }  // namespace spgemm_test

@@ -50,7 +50,10 @@ HostCsr<double> random_rect(int64_t rows, int64_t cols, double density, uint64_t
 template <class V>
 void randomize_values(HostCsr<V>& a, uint64_t seed) {
   Rng rng(seed);
-  for (V& v : a.values) v = static_cast<V>(rng.value());
+  for (V& v : a.values) {
+    const double re = rng.value();
+    v = make_value<V>(re, rng.value());
+  }
 }
 
 // Builds a matrix from a spec; optional arguments in brackets:

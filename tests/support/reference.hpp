@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "csr_host.hpp"
+#include "value_traits.hpp"
 
 namespace spgemm_test {
 
@@ -38,34 +39,35 @@ ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V
   C.rows = A.rows;
   C.cols = B.cols;
   C.row_offsets.assign(1, 0);
-  const long double a_alpha = alpha;
+  using W = typename ValueTraits<V>::Wide;
+  const W a_alpha = static_cast<W>(alpha);
 
   struct Sum {
-    long double value = 0;  // of the products, scaled by alpha at the end
+    W value = W(0);  // of the products, scaled by alpha at the end
     long double bound = 0;
-    long double addend = 0;  // beta * d, scaled already
+    W addend = W(0);  // beta * d, scaled already
   };
   std::map<int32_t, Sum> row;
   for (int64_t i = 0; i < A.rows; ++i) {
     row.clear();
     for (int32_t ea = A.row_offsets[i]; ea < A.row_offsets[i + 1]; ++ea) {
       const int32_t k = A.col_ind[ea];
-      const long double a = A.values[ea];
+      const W a = static_cast<W>(A.values[ea]);
       for (int32_t eb = B.row_offsets[k]; eb < B.row_offsets[k + 1]; ++eb) {
         Sum& s = row[B.col_ind[eb]];
-        const long double p = a * static_cast<long double>(B.values[eb]);
+        const W p = a * static_cast<W>(B.values[eb]);
         s.value += p;
-        s.bound += std::fabs(p);
+        s.bound += std::abs(p);
       }
     }
     if (D)
       for (int32_t ed = D->row_offsets[i]; ed < D->row_offsets[i + 1]; ++ed)
-        row[D->col_ind[ed]].addend += static_cast<long double>(beta) * D->values[ed];
+        row[D->col_ind[ed]].addend += static_cast<W>(beta) * static_cast<W>(D->values[ed]);
     for (const auto& [col, s] : row) {
       C.col_ind.push_back(col);
       C.values.push_back(static_cast<V>(a_alpha * s.value + s.addend));
       out.abs_bound.push_back(
-          static_cast<double>(std::fabs(a_alpha) * s.bound + std::fabs(s.addend)));
+          static_cast<double>(std::abs(a_alpha) * s.bound + std::abs(s.addend)));
     }
     if (C.col_ind.size() > static_cast<size_t>(INT32_MAX))
       throw std::overflow_error("reference_spgemm: nnz(C) exceeds 32-bit offsets");

@@ -5,6 +5,8 @@
 // sorting pass.
 #pragma once
 
+#include "cuda/accumulators/atomic_add.cuh"
+
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -23,7 +25,7 @@ struct DenseWindow {
   WindowBitmask mask;
 
   __device__ void add(int offset, Value value) const {
-    atomicAdd(&values[offset], value);
+    atomic_add(&values[offset], value);
     mask.set(offset);
   }
 };

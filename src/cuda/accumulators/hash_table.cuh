@@ -5,6 +5,8 @@
 // a table that is full (inputs changed behind the plan's back) cannot hang.
 #pragma once
 
+#include "cuda/accumulators/atomic_add.cuh"
+
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -55,7 +57,7 @@ struct SharedHashMap {
         current = previous == kEmptyKey ? key : previous;
       }
       if (current == key) {
-        atomicAdd(&values[slot], value);
+        atomic_add(&values[slot], value);
         return;
       }
       slot = (slot + 1) & mask;

@@ -9,6 +9,8 @@
 #include "cuda/sorting/rank_scatter.cuh"
 #include "cuda/sorting/warp_compact.cuh"
 
+#include "core/values.hpp"
+
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -198,8 +200,7 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int,     \
       const BinCounts&, const BinCounts*, const int*, cudaStream_t);
 #define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
-  SPGEMM_INSTANTIATE_NUMERIC(float, Offset, Col)       \
-  SPGEMM_INSTANTIATE_NUMERIC(double, Offset, Col)
+  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)
 
 }  // namespace spgemm::cuda

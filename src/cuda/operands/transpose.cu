@@ -148,9 +148,10 @@ std::unique_ptr<Transpose> make_cuda_transpose(Context& ctx) {
   return std::make_unique<CudaTranspose<Value, Offset, Col>>(ctx);
 }
 
-#define SPGEMM_INSTANTIATE_TRANSPOSE(Offset, Col)                                        \
-  template std::unique_ptr<Transpose> make_cuda_transpose<float, Offset, Col>(Context&); \
-  template std::unique_ptr<Transpose> make_cuda_transpose<double, Offset, Col>(Context&);
-SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_TRANSPOSE)
+#define SPGEMM_INSTANTIATE_TRANSPOSE(Value, Offset, Col) \
+  template std::unique_ptr<Transpose> make_cuda_transpose<Value, Offset, Col>(Context&);
+#define SPGEMM_INSTANTIATE_TRANSPOSES(Offset, Col) \
+  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_TRANSPOSE, Offset, Col)
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_TRANSPOSES)
 
 }  // namespace spgemm::cuda

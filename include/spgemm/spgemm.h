@@ -137,6 +137,14 @@ SPGEMM_API spgemmStatus_t spgemmSetDeviceAllocator(spgemmHandle_t handle,
 SPGEMM_API spgemmStatus_t spgemmSetInputChecks(spgemmHandle_t handle, int enabled);
 SPGEMM_API spgemmStatus_t spgemmGetInputChecks(spgemmHandle_t handle, int* enabled);
 
+/* Debug option (default off): spgemmAnalyze records a 64-bit fingerprint of
+ * the structure of A, B (and D), and every numeric phase recomputes it and
+ * returns SPGEMM_STATUS_INVALID_VALUE if a row offset or column index changed
+ * (reuse with a different structure). Costs one pass over the structures and
+ * one synchronization per call. */
+SPGEMM_API spgemmStatus_t spgemmSetStructureVerification(spgemmHandle_t handle, int enabled);
+SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, int* enabled);
+
 /* ---- CSR descriptors (never own the arrays) ---------------------------- */
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,

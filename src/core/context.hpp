@@ -68,6 +68,10 @@ class Context {
   // Whether analysis checks the CSR structure of the inputs first.
   bool input_checks() const { return input_checks_; }
   void set_input_checks(bool on) { input_checks_ = on; }
+  // Debug option: numeric phases verify that A's, B's and D's structure is
+  // the one analyzed.
+  bool verify_structure() const { return verify_structure_; }
+  void set_verify_structure(bool on) { verify_structure_ = on; }
 
   // Small pinned host buffer for the one device->host readback per product.
   void* pinned_scratch(size_t bytes);
@@ -94,6 +98,7 @@ class Context {
   size_t used_ = 0;
   size_t peak_ = 0;
   bool input_checks_ = true;
+  bool verify_structure_ = false;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
 };

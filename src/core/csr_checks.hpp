@@ -44,9 +44,30 @@ SPGEMM_HOST_DEVICE inline void inspect_csr_position(int64_t i, int64_t rows, int
   if (i == 0 && static_cast<int64_t>(offsets[rows]) != nnz + base) report(kLastOffset, rows);
   if (i < rows && offsets[i + 1] < offsets[i]) report(kDecreasingOffsets, i);
   if (i < nnz) {
-    const int64_t c = static_cast<int64_t>(col_ind[i]) - base;
-    if (c < 0 || c >= cols) report(kColumnOutOfRange, i);
+    const int64_t c = static_cast<int64_t>(col_ind[i]);  // c - base could overflow
+    if (c < base || c - base >= cols) report(kColumnOutOfRange, i);
   }
+}
+
+// A fingerprint of a CSR structure (row offsets and column indices): the sum
+// over all positions of a 64-bit mix of (position, value), in any order, so
+// that a kernel can add it up in parallel. Any change of an offset or a column
+// changes it except with probability ~2^-64.
+SPGEMM_HOST_DEVICE inline uint64_t fingerprint_term(uint64_t position, uint64_t value,
+                                                    uint64_t array) {
+  uint64_t x = (position * 0x9e3779b97f4a7c15ULL) ^ (value + array * 0xc2b2ae3d27d4eb4fULL);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+template <class Offset, class Col>
+SPGEMM_HOST_DEVICE inline uint64_t fingerprint_position(int64_t i, int64_t rows, int64_t nnz,
+                                                        const Offset* offsets, const Col* cols) {
+  uint64_t sum = 0;
+  if (i <= rows) sum += fingerprint_term(i, static_cast<uint64_t>(offsets[i]), 1);
+  if (i < nnz) sum += fingerprint_term(i, static_cast<uint64_t>(cols[i]), 2);
+  return sum;
 }
 
 // Throws INVALID_VALUE describing the first defect found (in the order of

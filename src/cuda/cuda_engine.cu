@@ -77,6 +77,8 @@ class CudaEngine final : public Engine {
     check_csr_structure<Offset, Col>(ctx_, m, name);
   }
 
+  uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
+
   void analyze(const Operands& in) override {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();

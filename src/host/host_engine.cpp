@@ -120,6 +120,15 @@ class HostEngine final : public Engine {
     return std::make_unique<HostTranspose<Value, Offset, Col>>();
   }
 
+  uint64_t fingerprint(const MatrixDesc& m) override {
+    const auto* offsets = static_cast<const Offset*>(m.row_offsets);
+    const auto* cols = static_cast<const Col*>(m.col_ind);
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < std::max(m.rows + 1, m.nnz); ++i)
+      sum += fingerprint_position(i, m.rows, m.nnz, offsets, cols);
+    return sum;
+  }
+
   void analyze(const Operands&) override {}
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {

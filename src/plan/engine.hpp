@@ -29,6 +29,8 @@ class Engine {
   // Throws INVALID_VALUE naming the first defect of m's CSR structure
   // (core/csr_checks.hpp). m's row offsets are not NULL.
   virtual void check_structure(const MatrixDesc& m, const char* name) = 0;
+  // core/csr_checks.hpp's fingerprint of m's structure (debug option).
+  virtual uint64_t fingerprint(const MatrixDesc& m) = 0;
   // Row statistics and binning from the structure of the operands.
   virtual void analyze(const Operands& in) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).

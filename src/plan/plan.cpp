@@ -161,6 +161,12 @@ void Plan::analyze() {
     if (B_->row_offsets) engine_->check_structure(*B_, "B");
     if (D_ && D_->row_offsets) engine_->check_structure(*D_, "D");
   }
+  fingerprinted_ = ctx_->verify_structure();
+  if (fingerprinted_) {
+    fingerprints_[0] = fingerprint(A_);
+    fingerprints_[1] = fingerprint(B_);
+    fingerprints_[2] = fingerprint(D_);
+  }
   if (transposed_a_) transposed_a_->build(*A_);
   if (transposed_b_) transposed_b_->build(*B_);
   engine_->analyze(operands());
@@ -190,15 +196,35 @@ void Plan::numeric(const void* alpha, const void* beta) {
   require(!D_ || beta != nullptr, SPGEMM_STATUS_INVALID_VALUE,
           "beta is NULL but the plan has an addend D (use spgemmNumericWithAddend)");
   check_inputs();
+  require(C_->row_offsets != nullptr || C_->rows == 0, SPGEMM_STATUS_INVALID_VALUE,
+          "C: rowOffsets is NULL (it must hold what spgemmSymbolic wrote)");
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
   require_aligned_values(*C_, "C");
   Context::DeviceGuard guard(*ctx_);
+  if (ctx_->verify_structure()) verify_structure();
   if (transposed_a_)
     transposed_a_->gather_values(*A_, op_a_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
   if (transposed_b_)
     transposed_b_->gather_values(*B_, op_b_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
   engine_->numeric(operands(), *C_, alpha, beta);
+}
+
+uint64_t Plan::fingerprint(const MatrixDesc* m) const {
+  return m && m->row_offsets ? engine_->fingerprint(*m) : 0;
+}
+
+void Plan::verify_structure() {
+  require(fingerprinted_, SPGEMM_STATUS_INVALID_STATE,
+          "structure verification was turned on after spgemmAnalyze: analyze again");
+  const MatrixDesc* operands[3] = {A_, B_, D_};
+  const char* names[3] = {"A", "B", "D"};
+  for (int i = 0; i < 3; ++i)
+    if (fingerprint(operands[i]) != fingerprints_[i])
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           std::string(names[i]) +
+               ": row offsets or column indices changed since spgemmAnalyze (structure "
+               "verification); analyze and run spgemmSymbolic again");
 }
 
 }  // namespace spgemm

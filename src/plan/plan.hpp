@@ -48,6 +48,11 @@ class Plan {
   std::unique_ptr<Engine> engine_;
   spgemmOperation_t op_a_, op_b_;
   std::unique_ptr<Transpose> transposed_a_, transposed_b_;  // for op != N
+  // Fingerprints of A's, B's, D's structure at analysis (verify_structure).
+  uint64_t fingerprints_[3] = {0, 0, 0};
+  bool fingerprinted_ = false;
+  void verify_structure();
+  uint64_t fingerprint(const MatrixDesc* m) const;  // 0 for no matrix / no arrays
   Stage stage_ = Stage::created;
 };
 

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 using namespace spgemm_test;
 
@@ -114,4 +115,37 @@ TEMPLATE_TEST_CASE("unsorted rows and repeated columns are accepted", "[checks]"
     INFO(diff);
     CHECK(diff.empty());
   }
+}
+
+TEST_CASE("structure verification (debug option) catches a changed structure", "[checks]") {
+  const HostCsr<double> a = valid_operand();
+  HostPlan p(a, a);
+  int enabled = -1;
+  SPGEMM_REQUIRE_OK(spgemmGetStructureVerification(p.handle, &enabled));
+  CHECK(enabled == 0);
+  SPGEMM_REQUIRE_OK(spgemmSetStructureVerification(p.handle, 1));
+  int64_t nnz = -1;
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(p.handle, p.plan, &nnz));
+  std::vector<int32_t> cols(static_cast<size_t>(nnz));
+  std::vector<double> values(static_cast<size_t>(nnz));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(p.dc, p.c.row_offsets.data(), cols.data(), values.data()));
+  const double alpha = 1;
+  SPGEMM_REQUIRE_OK(spgemmNumeric(p.handle, p.plan, &alpha));
+  // a different, still valid column in B (B's arrays are p.b's)
+  const int32_t saved = p.b.col_ind[3];
+  p.b.col_ind[3] = (saved + 1) % static_cast<int32_t>(p.b.cols);
+  CHECK(spgemmNumeric(p.handle, p.plan, &alpha) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(std::string(spgemmGetLastErrorMessage()).find("B: row offsets or column indices changed") !=
+        std::string::npos);
+  p.b.col_ind[3] = saved;
+  SPGEMM_REQUIRE_OK(spgemmNumeric(p.handle, p.plan, &alpha));
+  // new values are not a structure change
+  p.a.values[0] *= 2;
+  SPGEMM_REQUIRE_OK(spgemmNumeric(p.handle, p.plan, &alpha));
+  // turned on after the analysis: there is nothing to compare with
+  SPGEMM_REQUIRE_OK(spgemmSetStructureVerification(p.handle, 0));
+  SPGEMM_REQUIRE_OK(spgemmAnalyze(p.handle, p.plan));
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(p.handle, p.plan, &nnz));
+  SPGEMM_REQUIRE_OK(spgemmSetStructureVerification(p.handle, 1));
+  CHECK(spgemmNumeric(p.handle, p.plan, &alpha) == SPGEMM_STATUS_INVALID_STATE);
 }

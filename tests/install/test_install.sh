@@ -4,9 +4,15 @@
 # example against the installed tree, through find_package(spgemm) (mode
 # cmake) or pkg-config (mode pkg-config; exits 77, "skipped", without it).
 # The example runs on the host backend, so no GPU is needed.
-# Usage: test_install.sh cmake|pkg-config BUILD_DIR SOURCE_DIR C_COMPILER CUDA_BIN_DIR
+# Mode fortran (registered when the build has the Fortran module): checks that
+# include/spgemm/ holds spgemm.f90 and spgemm.mod, then builds and runs
+# tests/install/fortran_consumer.f90 against the installed tree, by hand and
+# through find_package(spgemm) (exits 77, "skipped", if FORTRAN_COMPILER is
+# missing).
+# Usage: test_install.sh cmake|pkg-config|fortran BUILD_DIR SOURCE_DIR C_COMPILER CUDA_BIN_DIR
+#        [FORTRAN_COMPILER]
 set -euo pipefail
-mode=$1 build=$2 src=$3 cc=$4 cuda_bin=$5
+mode=$1 build=$2 src=$3 cc=$4 cuda_bin=$5 fc=${6:-}
 if [ "$mode" = pkg-config ] && ! command -v pkg-config > /dev/null; then
   echo "SKIPPED: pkg-config is not installed"
   exit 77
@@ -30,6 +36,31 @@ extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[B-Z]$/ {print $3}' | sed 's/@
   grep -v -E '^(spgemm[A-Za-z]+|_init|_fini|_edata|_end|__bss_start)$' || true)
 if [ -n "$extra" ]; then echo "FAIL: non-public exported symbols:"; echo "$extra" | head; exit 1; fi
 echo "exports: $(nm -D --defined-only "$lib" | grep -c ' T spgemm') public functions, nothing else"
+
+if [ "$mode" = fortran ]; then
+for f in spgemm.f90 spgemm.mod; do
+  [ -f "$prefix/include/spgemm/$f" ] || { echo "FAIL: include/spgemm/$f was not installed"; exit 1; }
+done
+[ -f "$libdir/libspgemm_fortran.a" ] || { echo "FAIL: libspgemm_fortran.a was not installed"; exit 1; }
+echo "Fortran module installed: include/spgemm/spgemm.f90, spgemm.mod, $(basename "$libdir")/libspgemm_fortran.a"
+if [ -z "$fc" ] || ! command -v "$fc" > /dev/null; then
+  echo "SKIPPED: the Fortran compiler '$fc' is not available"
+  exit 77
+fi
+fexample="$src/tests/install/fortran_consumer.f90"
+(cd "$work" && "$fc" -I"$prefix/include/spgemm" "$fexample" -L"$libdir" -lspgemm_fortran -lspgemm \
+  -Wl,-rpath,"$libdir" -o "$work/f-consumer")
+"$work/f-consumer" > /dev/null
+echo "Fortran consumer (by hand): built and ran"
+cmake -S "$src/tests/install/fortran_consumer" -B "$work/f-cmake-consumer" \
+  -DCMAKE_Fortran_COMPILER="$fc" -DCMAKE_PREFIX_PATH="$prefix" -DCUDAToolkit_ROOT="$cuda_bin/.." \
+  -DSPGEMM_EXAMPLE_SOURCE="$fexample" > "$work/consumer.log" 2>&1 ||
+  { cat "$work/consumer.log"; exit 1; }
+cmake --build "$work/f-cmake-consumer" >> "$work/consumer.log" 2>&1 || { cat "$work/consumer.log"; exit 1; }
+"$work/f-cmake-consumer/consumer" > /dev/null
+echo "Fortran consumer (find_package(spgemm), spgemm::spgemm_fortran): built and ran"
+exit 0
+fi
 
 if [ "$mode" = cmake ]; then
 cmake -S "$src/tests/install/consumer" -B "$work/cmake-consumer" -DCMAKE_C_COMPILER="$cc" \

@@ -22,4 +22,8 @@ void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset
 template <class Offset, class Col>
 void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name);
 
+// core/csr_checks.hpp's fingerprint of m's structure. Synchronizes once.
+template <class Offset, class Col>
+uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m);
+
 }  // namespace spgemm::cuda

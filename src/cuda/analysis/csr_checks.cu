@@ -28,6 +28,19 @@ __global__ void csr_defects_kernel(int64_t rows, int64_t cols, int64_t nnz, int6
     });
 }
 
+template <class Offset, class Col>
+__global__ void fingerprint_kernel(int64_t rows, int64_t nnz, const Offset* __restrict__ offsets,
+                                   const Col* __restrict__ cols, unsigned long long* sum) {
+  const int64_t positions = rows + 1 > nnz ? rows + 1 : nnz;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  uint64_t mine = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < positions;
+       i += stride)
+    mine += fingerprint_position(i, rows, nnz, offsets, cols);
+  for (int d = 16; d > 0; d /= 2) mine += __shfl_down_sync(0xffffffffu, mine, d);
+  if (threadIdx.x % 32 == 0) atomicAdd(sum, static_cast<unsigned long long>(mine));
+}
+
 template <class T>
 int64_t read_one(const T* device_array, int64_t at) {
   T value{};
@@ -37,6 +50,29 @@ int64_t read_one(const T* device_array, int64_t at) {
 
 }  // namespace
 
+unsigned grid_for_positions(const Context& ctx, int64_t positions) {
+  const int64_t wanted = (positions + kThreads - 1) / kThreads;
+  const int64_t resident = static_cast<int64_t>(ctx.limits().sm_count) *
+                           (ctx.limits().max_threads_per_sm / kThreads);
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, resident)));
+}
+
+template <class Offset, class Col>
+uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
+  const cudaStream_t stream = ctx.stream();
+  DeviceBuffer<unsigned long long> sum(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream));
+  fingerprint_kernel<<<grid_for_positions(ctx, std::max(m.rows + 1, m.nnz)), kThreads, 0,
+                       stream>>>(m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
+                                 static_cast<const Col*>(m.col_ind), sum.get());
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  auto* host = static_cast<unsigned long long*>(ctx.pinned_scratch(sizeof(unsigned long long)));
+  SPGEMM_CUDA_CHECK(
+      cudaMemcpyAsync(host, sum.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return *host;
+}
+
 template <class Offset, class Col>
 void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
   const cudaStream_t stream = ctx.stream();
@@ -44,12 +80,8 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
   const auto* cols = static_cast<const Col*>(m.col_ind);
   DeviceBuffer<CsrDefects> found(ctx, 1);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects), stream));
-  const int64_t positions = std::max(m.rows + 1, m.nnz);
-  const int64_t wanted = (positions + kThreads - 1) / kThreads;
-  const int64_t resident = static_cast<int64_t>(ctx.limits().sm_count) *
-                           (ctx.limits().max_threads_per_sm / kThreads);
-  const unsigned blocks = static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, resident)));
-  csr_defects_kernel<<<blocks, kThreads, 0, stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
+  csr_defects_kernel<<<grid_for_positions(ctx, std::max(m.rows + 1, m.nnz)), kThreads, 0,
+                       stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
                                                       cols, found.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects)));
@@ -62,8 +94,9 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
       [&](int64_t at) { return read_one(cols, at); });
 }
 
-#define SPGEMM_INSTANTIATE_CHECKS(Offset, Col) \
-  template void check_csr_structure<Offset, Col>(Context&, const MatrixDesc&, const char*);
+#define SPGEMM_INSTANTIATE_CHECKS(Offset, Col)                                              \
+  template void check_csr_structure<Offset, Col>(Context&, const MatrixDesc&, const char*); \
+  template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 
 }  // namespace spgemm::cuda

@@ -1,0 +1,1461 @@
+// fuzz_capi: a libFuzzer target over libspgemm's C API on host memory.
+//
+// Each input decodes into one problem and a sequence of calls on it:
+//   - the problem: C = alpha * op(A) * op(B), or + beta * D (an addend of any
+//     pattern); a value type, an index layout (32/32, 64/32 or 64/64 bit
+//     offsets/columns, zero- or one-based), operations (none, transpose,
+//     conjugate transpose, unknown), shapes (0 rows or columns, 1 x N, N x 1,
+//     up to 509), A, B and D in CSR with unsorted rows and repeated columns,
+//     possibly broken on purpose (row offsets not starting at the base,
+//     decreasing or disagreeing with nnz, columns out of range, extreme
+//     values, NULL arrays), descriptors with unknown, unsupported or
+//     mismatched types and layouts, bad sizes, mismatched shapes or memory
+//     types, D missing or equal to C;
+//   - the calls: analyze / symbolic / numeric in any order and any number of
+//     times, with NULL or foreign handles and plans and NULL outputs, new
+//     values, moved or NULL arrays, memory-type changes, input checks off and
+//     on, a device allocator, queries, plans re-created, handles and plans
+//     destroyed in odd orders.
+// A small model of the documented behaviour (docs/api.md, spgemm.h) predicts
+// every status, and the target traps (a "crash" for libFuzzer) when
+//   - a status is not an enumerated spgemmStatus_t, or not the predicted one;
+//   - a failed call leaves no "<function>: <detail>" last-error message, or
+//     wrote its output argument, or (symbolic) C's row offsets;
+//   - a successful symbolic or numeric phase disagrees with the serial oracle
+//     (tests/support/reference.hpp, which sums repeated entries), compared
+//     with compare_csr; or numeric, repeated on the same values, does not
+//     give the same bits (the host backend is deterministic);
+//   - the library wrote into A, B or D.
+// ASan, UBSan and LeakSanitizer (tests/fuzz/run_fuzz.sh) report the rest.
+//
+// Environment: SPGEMM_FUZZ_VALID_ONLY=1 keeps the CSR structure of A, B and D
+// valid (NULL arrays aside), as does compiling with -DSPGEMM_FUZZ_VALID_ONLY=1;
+// SPGEMM_FUZZ_TRACE=1 prints every call and its status (to read a reproducer).
+//
+// Input format: bytes are read front to back; past the end every byte reads
+// 0, which is the ordinary choice everywhere, so the empty input is a valid
+// 0 x 0 product run through every phase.
+#include <spgemm/spgemm.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+#include "csr_host.hpp"
+#include "reference.hpp"
+
+#ifndef SPGEMM_FUZZ_VALID_ONLY
+#define SPGEMM_FUZZ_VALID_ONLY 0
+#endif
+
+namespace {
+
+bool g_invalid_structures = !SPGEMM_FUZZ_VALID_ONLY;  // also break the inputs' structure
+bool g_trace = false;
+// Without a GPU, plans on device-memory descriptors are refused (NO_DEVICE);
+// with one they would run the GPU backend on host pointers, so the fuzzer
+// never makes them there.
+bool g_no_gpu = false;
+
+// ---- reporting -------------------------------------------------------------
+
+[[noreturn]] void finding(const std::string& what) {
+  std::fprintf(stderr, "fuzz_capi: FINDING: %s\n", what.c_str());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+// The message is only built when the check fails.
+#define FUZZ_CHECK(condition, message) \
+  do {                                 \
+    if (!(condition)) finding(message); \
+  } while (0)
+
+void trace(const char* what) {
+  if (g_trace) std::fprintf(stderr, "%s\n", what);
+}
+
+std::string name(spgemmStatus_t s) { return spgemmGetErrorName(s); }
+
+// A set of statuses (bit mask).
+struct Expect {
+  uint32_t bits;
+  explicit Expect(uint32_t mask) : bits(mask) {}
+  Expect(spgemmStatus_t s) : bits(1u << static_cast<int>(s)) {}  // NOLINT: implicit on purpose
+  Expect operator|(Expect other) const { return Expect(bits | other.bits); }
+  bool has(spgemmStatus_t s) const { return (bits >> static_cast<int>(s)) & 1u; }
+  bool ok() const { return has(SPGEMM_STATUS_SUCCESS); }
+};
+
+// Every call goes through here: its status must be enumerated and predicted,
+// and a failure must leave "<function>: <detail>" as the last error message.
+spgemmStatus_t check_status(const char* function, spgemmStatus_t got, Expect expected) {
+  const int value = static_cast<int>(got);
+  if (g_trace) std::fprintf(stderr, "  %s -> %s\n", function, spgemmGetErrorName(got));
+  FUZZ_CHECK(value >= SPGEMM_STATUS_SUCCESS && value <= SPGEMM_STATUS_NO_DEVICE,
+             std::string(function) + " returned " + std::to_string(value) +
+                 ", not a spgemmStatus_t value");
+  if (!expected.has(got)) {
+    std::string want;
+    for (int s = 0; s <= SPGEMM_STATUS_NO_DEVICE; ++s)
+      if (expected.has(static_cast<spgemmStatus_t>(s)))
+        want += (want.empty() ? "" : " or ") + name(static_cast<spgemmStatus_t>(s));
+    finding(std::string(function) + " returned " + name(got) + ", expected " + want +
+            (got != SPGEMM_STATUS_SUCCESS
+                 ? std::string(" (message: ") + spgemmGetLastErrorMessage() + ")"
+                 : std::string()));
+  }
+  if (got != SPGEMM_STATUS_SUCCESS) {
+    const char* message = spgemmGetLastErrorMessage();
+    const std::string prefix = std::string(function) + ": ";
+    FUZZ_CHECK(message && std::strncmp(message, prefix.c_str(), prefix.size()) == 0 &&
+                   std::strlen(message) > prefix.size(),
+               std::string(function) + " failed with " + name(got) +
+                   " but the last error message is \"" + (message ? message : "(NULL)") + "\"");
+  }
+  return got;
+}
+
+#define CALL(expected, function, ...) check_status(#function, function(__VA_ARGS__), (expected))
+
+// ---- input bytes -----------------------------------------------------------
+
+class Bytes {
+ public:
+  Bytes(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+  bool empty() const { return p_ == end_; }
+  uint8_t u8() { return p_ == end_ ? 0 : *p_++; }
+  // A number in [0, n), n in [1, 65536].
+  uint32_t below(uint32_t n) {
+    if (n <= 256) return u8() % n;
+    const uint32_t low = u8();
+    return (low | uint32_t{u8()} << 8) % n;
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+// Values and alphas are small dyadic numbers: every product is exact, so the
+// only differences to the oracle are summation order (covered by rtol).
+constexpr double kValues[16] = {1,    -1,   0.5, 2,    -0.25, 3,  0,     1.5,
+                                -2,   0.75, -0.5, 4,   1.25,  -3, 0.125, -1.75};
+constexpr double kAlphas[8] = {1, -2.5, 0.5, 0, -1, 2, 3, 0.25};
+
+constexpr size_t kMaxEntries = 4096;  // per operand
+constexpr int kMaxCalls = 48;         // per input
+
+// ---- descriptors and arrays ----------------------------------------------------
+
+// An exactly sized heap array (new T[n], also for n == 0, which is not NULL):
+// ASan reports any access past the n elements a descriptor promises.
+template <class T>
+class Exact {
+ public:
+  Exact() = default;
+  explicit Exact(size_t n) : data_(new T[n]()), size_(n) {}
+  T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+};
+
+// What a descriptor declares.
+struct Decl {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  spgemmIndexType_t offset_type = SPGEMM_INDEX_32I, index_type = SPGEMM_INDEX_32I;
+  spgemmIndexBase_t base = SPGEMM_INDEX_BASE_ZERO;
+  cudaDataType value_type = CUDA_R_64F;
+};
+
+bool is64(spgemmIndexType_t t) { return t == SPGEMM_INDEX_64I; }
+// What an array of type t holds after storing v (a 32-bit one keeps the low
+// 32 bits; only descriptors that no plan accepts get values that do not fit).
+int64_t as_stored(int64_t v, spgemmIndexType_t t) {
+  return is64(t) ? v : static_cast<int64_t>(static_cast<int32_t>(v));
+}
+int64_t type_max(spgemmIndexType_t t) {
+  return is64(t) ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max();
+}
+int64_t type_min(spgemmIndexType_t t) {
+  return is64(t) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min();
+}
+
+bool known_index(spgemmIndexType_t t) { return t == SPGEMM_INDEX_32I || t == SPGEMM_INDEX_64I; }
+bool known_op(spgemmOperation_t op) {
+  return static_cast<int>(op) <= SPGEMM_OPERATION_CONJUGATE_TRANSPOSE;
+}
+// The cudaDataTypes spgemmCreateCsr accepts (docs/api.md).
+bool listed_type(cudaDataType t) {
+  for (cudaDataType l : {CUDA_R_16F, CUDA_C_16F, CUDA_R_16BF, CUDA_C_16BF, CUDA_R_32F, CUDA_C_32F,
+                         CUDA_R_64F, CUDA_C_64F, CUDA_R_8I, CUDA_C_8I, CUDA_R_32I, CUDA_C_32I})
+    if (t == l) return true;
+  return false;
+}
+bool computed_type(cudaDataType t) {
+  return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_C_32F || t == CUDA_C_64F;
+}
+
+// spgemmCreateCsr's checks, in order.
+Expect expect_create_csr(const Decl& d) {
+  if (d.rows < 0 || d.cols < 0 || d.nnz < 0) return SPGEMM_STATUS_INVALID_VALUE;
+  if (!known_index(d.offset_type) || !known_index(d.index_type)) return SPGEMM_STATUS_INVALID_VALUE;
+  if (d.base != SPGEMM_INDEX_BASE_ZERO && d.base != SPGEMM_INDEX_BASE_ONE)
+    return SPGEMM_STATUS_INVALID_VALUE;
+  if (!listed_type(d.value_type)) return SPGEMM_STATUS_INVALID_VALUE;
+  return SPGEMM_STATUS_SUCCESS;
+}
+
+// One operand (A or B): the contents the fuzzer chose (its own copy, which
+// the arrays must still hold after every call, and what the oracle reads),
+// what the descriptor declares, and the arrays handed to the library.
+// Contents are the values as stored (the index base included): rows + 1
+// offsets and decl.nnz columns and values, except for descriptor variants
+// that spgemmCreateCsr or spgemmPlanCreate refuse before reading any array.
+// The arrays exist in both widths; the descriptor gets those of its types.
+// An operand can use another's arrays (B = A): then `shared` points to it.
+struct Operand {
+  const char* label = "A";
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> offsets{0}, col;
+  std::vector<double> val;
+  Decl decl;
+  bool null_offsets = false, null_col = false, null_val = false;
+  Exact<int32_t> off32, col32;
+  Exact<int64_t> off64, col64;
+  Exact<float> f32;
+  Exact<double> f64;
+  Exact<unsigned char> other;  // value types that are never computed on
+  spgemmMatDescr_t desc = nullptr;
+  const Operand* shared = nullptr;
+
+  // The arrays as handed to the library (NULL where chosen so).
+  const Operand& owner() const { return shared ? *shared : *this; }
+  void* offsets_ptr() const {
+    const Operand& s = owner();
+    if (s.null_offsets) return nullptr;
+    return is64(s.decl.offset_type) ? static_cast<void*>(s.off64.data()) : s.off32.data();
+  }
+  void* col_ptr() const {
+    const Operand& s = owner();
+    if (s.null_col) return nullptr;
+    return is64(s.decl.index_type) ? static_cast<void*>(s.col64.data()) : s.col32.data();
+  }
+  void* val_ptr() const {
+    const Operand& s = owner();
+    if (s.null_val) return nullptr;
+    if (s.decl.value_type == CUDA_R_32F) return s.f32.data();
+    if (s.decl.value_type == CUDA_R_64F) return s.f64.data();
+    return s.other.data();
+  }
+
+  // Fresh arrays (new addresses) holding the contents.
+  void store() {
+    off32 = Exact<int32_t>(offsets.size());
+    off64 = Exact<int64_t>(offsets.size());
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      off32.data()[i] = static_cast<int32_t>(offsets[i]);
+      off64.data()[i] = offsets[i];
+    }
+    col32 = Exact<int32_t>(col.size());
+    col64 = Exact<int64_t>(col.size());
+    for (size_t i = 0; i < col.size(); ++i) {
+      col32.data()[i] = static_cast<int32_t>(col[i]);
+      col64.data()[i] = col[i];
+    }
+    f32 = Exact<float>(val.size());
+    f64 = Exact<double>(val.size());
+    other = Exact<unsigned char>(16 * val.size());  // room for any listed type
+    store_values();
+  }
+  void store_values() {
+    for (size_t i = 0; i < val.size(); ++i) {
+      f32.data()[i] = static_cast<float>(val[i]);
+      f64.data()[i] = val[i];
+    }
+  }
+  // False when the library wrote into the input's arrays.
+  bool untouched() const {
+    if (shared) return true;  // checked with their owner
+    for (size_t i = 0; i < offsets.size(); ++i)
+      if (off32.data()[i] != static_cast<int32_t>(offsets[i]) || off64.data()[i] != offsets[i])
+        return false;
+    for (size_t i = 0; i < col.size(); ++i)
+      if (col32.data()[i] != static_cast<int32_t>(col[i]) || col64.data()[i] != col[i]) return false;
+    for (size_t i = 0; i < val.size(); ++i)
+      if (f32.data()[i] != static_cast<float>(val[i]) || f64.data()[i] != val[i]) return false;
+    return true;
+  }
+
+  // NULL arrays that plans refuse whatever the input checks (PlanCreate
+  // and every phase): a 0 x n matrix without entries needs none.
+  bool arrays_missing() const {
+    return (!offsets_ptr() && (decl.rows > 0 || decl.nnz > 0)) ||
+           (decl.nnz > 0 && (!col_ptr() || !val_ptr()));
+  }
+  // The structure as the input checks see it: valid contents, or no row
+  // offsets at all (a 0 x n matrix without entries; other NULL arrays are
+  // refused before the checks, see arrays_missing).
+  bool structure_valid() const { return !offsets_ptr() || contents_valid(); }
+  // The fuzzer's own check of the contents as the descriptor declares them:
+  // offsets start at the base, never decrease and end at nnz + base; columns
+  // in [base, cols + base). Unsorted rows and repeated columns are valid.
+  // Only meaningful for descriptors a plan accepts.
+  bool contents_valid() const {
+    const int64_t base = decl.base;
+    const auto offset = [&](size_t i) { return as_stored(offsets[i], decl.offset_type); };
+    if (offset(0) != base || offset(offsets.size() - 1) != decl.nnz + base) return false;
+    for (size_t r = 0; r + 1 < offsets.size(); ++r)
+      if (offset(r + 1) < offset(r)) return false;
+    for (int64_t c : col) {
+      c = as_stored(c, decl.index_type);
+      if (c < base || c >= cols + base) return false;
+    }
+    return true;
+  }
+};
+
+// ---- generation --------------------------------------------------------------
+
+// Mostly 0..9 (empty, 1 x N, N x 1, small), sometimes up to 509 (the host
+// backend uses its threads from 256 rows on).
+int64_t decode_dim(Bytes& in) {
+  const uint8_t b = in.u8();
+  return b < 0xF0 ? b % 10 : 10 + in.below(500);
+}
+
+// The index layout of the problem: 32/32 mostly, 64/32 or 64/64; zero- or
+// one-based.
+Decl decode_layout(Bytes& in) {
+  const uint8_t v = in.u8();
+  Decl d;
+  const int kind = v < 0x80 ? 0 : v % 3;
+  d.offset_type = kind == 0 ? SPGEMM_INDEX_32I : SPGEMM_INDEX_64I;
+  d.index_type = kind == 2 ? SPGEMM_INDEX_64I : SPGEMM_INDEX_32I;
+  d.base = v & 0x40 ? SPGEMM_INDEX_BASE_ONE : SPGEMM_INDEX_BASE_ZERO;
+  return d;
+}
+
+// Valid contents of a rows x cols matrix in m.decl's layout. Row styles:
+// random columns (unsorted, repeated), sorted unique, full rows in
+// descending order, bands.
+void fill_contents(Bytes& in, Operand& m, int64_t rows, int64_t cols) {
+  const int64_t base = m.decl.base;
+  m.rows = rows;
+  m.cols = cols;
+  m.offsets.assign(1, base);
+  m.col.clear();
+  const uint32_t style = in.below(4);
+  const int64_t max_len = std::min<int64_t>(32, 2 * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t len = 0;
+    if (cols > 0) len = style == 2 ? std::min<int64_t>(cols, 32) : in.below(max_len + 1);
+    const size_t begin = m.col.size();
+    for (int64_t j = 0; j < len && m.col.size() < kMaxEntries; ++j) {
+      if (style == 2)
+        m.col.push_back(base + cols - 1 - j);
+      else if (style == 3)
+        m.col.push_back(base + (r + j) % cols);
+      else
+        m.col.push_back(base + in.below(static_cast<uint32_t>(cols)));
+    }
+    if (style == 1) {
+      std::sort(m.col.begin() + begin, m.col.end());
+      m.col.erase(std::unique(m.col.begin() + begin, m.col.end()), m.col.end());
+    }
+    m.offsets.push_back(base + static_cast<int64_t>(m.col.size()));
+  }
+  m.val.resize(m.col.size());
+  for (double& v : m.val) v = kValues[in.u8() % 16];
+  m.decl.rows = rows;
+  m.decl.cols = cols;
+  m.decl.nnz = static_cast<int64_t>(m.col.size());
+}
+
+// Breaks m's CSR structure in one of the ways the input checks must refuse,
+// or makes one of its arrays NULL (refused since before the input checks, so
+// also in valid-only mode). Half of the choices leave m alone.
+void add_defect(Bytes& in, Operand& m) {
+  const uint8_t kind = in.u8() % 16;
+  if (kind < 8 || (!g_invalid_structures && kind != 15)) return;
+  const auto nnz = static_cast<int64_t>(m.col.size());
+  const int64_t base = m.decl.base;
+  const int64_t small = 1 + in.below(3);
+  const bool flag = in.u8() % 2;
+  const spgemmIndexType_t ot = m.decl.offset_type, it = m.decl.index_type;
+  switch (kind) {
+    case 8:  // offsets[0] != base
+      m.offsets[0] = flag ? base + small : base - small;
+      break;
+    case 9:  // offsets[rows] != nnz + base, a little or as far as the type goes
+      m.offsets.back() = in.u8() % 2 ? type_max(ot) : m.offsets.back() + (flag ? small : -small);
+      break;
+    case 10:  // offsets decrease after row r, a little or to the type's minimum
+      if (m.rows > 0) {
+        const uint32_t r = in.below(static_cast<uint32_t>(m.rows));
+        m.offsets[r + 1] = flag ? m.offsets[r] - small : type_min(ot);
+      }
+      break;
+    case 11: {  // the descriptor's nnz (the arrays' length) disagrees with offsets[rows]
+      const int64_t n = std::max<int64_t>(0, nnz + (flag ? small : -small));
+      m.col.resize(static_cast<size_t>(n), base);
+      m.val.resize(static_cast<size_t>(n), 1.0);
+      m.decl.nnz = n;
+      break;
+    }
+    case 12:  // column >= cols + base
+    case 13:  // column < base
+    case 14:  // extreme column
+      if (nnz > 0) {
+        int64_t& c = m.col[in.below(static_cast<uint32_t>(nnz))];
+        if (kind == 12) c = m.cols + base + small - 1;
+        if (kind == 13) c = base - small;
+        if (kind == 14) c = flag ? type_max(it) : type_min(it);
+      }
+      break;
+    default: {  // 15: a NULL array
+      const uint8_t which = in.u8() % 3;
+      m.null_offsets = which == 0;
+      m.null_col = which == 1;
+      m.null_val = which == 2;
+    }
+  }
+}
+
+// Valid contents with exactly nnz entries (a descriptor's nnz cannot change
+// after creation), spread evenly over the rows. False when impossible.
+bool refill_with_nnz(Bytes& in, Operand& m, int64_t nnz) {
+  if (nnz > 0 && (m.rows == 0 || m.cols == 0)) return false;
+  const int64_t base = m.decl.base;
+  for (int64_t r = 0; r <= m.rows; ++r) m.offsets[r] = base + (m.rows ? r * nnz / m.rows : 0);
+  m.col.resize(static_cast<size_t>(nnz));
+  m.val.resize(static_cast<size_t>(nnz));
+  for (int64_t& c : m.col) c = base + in.below(static_cast<uint32_t>(m.cols));
+  for (double& v : m.val) v = kValues[in.u8() % 16];
+  return true;
+}
+
+// Descriptor settings that spgemmCreateCsr or spgemmPlanCreate must refuse
+// before reading any array: unknown, unsupported or (against A's) mismatched
+// types and layouts, negative or oversized sizes. Unknown enum values stay
+// inside the C++ enum's range (0 and 3 for spgemmIndexType_t, 40 for
+// cudaDataType): outside it they are undefined behaviour on the C++ side of
+// the API, which UBSan reports.
+void add_descriptor_variant(Bytes& in, Decl& d) {
+  const uint8_t v = in.u8();
+  if (v < 0xD0) return;
+  const int64_t over = int64_t{INT32_MAX} + 1 + in.below(3);
+  const auto flip = [](spgemmIndexType_t t) { return is64(t) ? SPGEMM_INDEX_32I : SPGEMM_INDEX_64I; };
+  switch (v % 12) {
+    case 0: d.offset_type = flip(d.offset_type); break;
+    case 1: d.index_type = flip(d.index_type); break;
+    case 2: d.offset_type = static_cast<spgemmIndexType_t>(in.u8() % 2 ? 0 : 3); break;
+    case 3:
+      d.base = d.base == SPGEMM_INDEX_BASE_ZERO ? SPGEMM_INDEX_BASE_ONE : SPGEMM_INDEX_BASE_ZERO;
+      break;
+    case 4: {  // listed, never computed on
+      const cudaDataType other[] = {CUDA_R_16F, CUDA_C_16F, CUDA_R_16BF, CUDA_C_16BF,
+                                    CUDA_C_32F, CUDA_C_64F, CUDA_R_8I,   CUDA_C_8I,
+                                    CUDA_R_32I, CUDA_C_32I};
+      d.value_type = other[in.u8() % 10];
+      break;
+    }
+    case 5: d.value_type = in.u8() % 2 ? CUDA_R_64I : static_cast<cudaDataType>(40); break;
+    case 6: d.value_type = d.value_type == CUDA_R_32F ? CUDA_R_64F : CUDA_R_32F; break;
+    case 7: d.rows = -1; break;
+    case 8: d.nnz = -1; break;
+    case 9: d.rows = over; break;
+    case 10: d.cols = over; break;
+    default:  // too many entries for 32-bit offsets (64-bit ones hold them: more rows)
+      (is64(d.offset_type) ? d.rows : d.nnz) = over;
+      break;
+  }
+}
+
+// ---- the oracle --------------------------------------------------------------
+
+// The contents as the oracle's zero-based 32-bit CSR (valid contents only).
+template <class V>
+spgemm_test::HostCsr<V> host_copy(const Operand& m) {
+  spgemm_test::HostCsr<V> h;
+  h.rows = m.rows;
+  h.cols = m.cols;
+  h.row_offsets.clear();
+  for (int64_t o : m.offsets) h.row_offsets.push_back(static_cast<int32_t>(o - m.decl.base));
+  for (int64_t c : m.col) h.col_ind.push_back(static_cast<int32_t>(c - m.decl.base));
+  h.values.assign(m.val.begin(), m.val.end());
+  return h;
+}
+
+
+// ---- C's arrays ----------------------------------------------------------------
+
+// C's arrays in both widths (the descriptor gets those of its types), and the
+// pointers last handed to the library.
+struct Output {
+  Exact<int32_t> off32, col32;
+  Exact<int64_t> off64, col64;
+  Exact<float> f32;
+  Exact<double> f64;
+  void *off = nullptr, *col = nullptr, *val = nullptr;
+
+  void* offsets_of(const Decl& d) const {
+    return is64(d.offset_type) ? static_cast<void*>(off64.data()) : off32.data();
+  }
+  void* columns_of(const Decl& d) const {
+    return is64(d.index_type) ? static_cast<void*>(col64.data()) : col32.data();
+  }
+  int64_t offset(const Decl& d, size_t i) const {
+    return is64(d.offset_type) ? off64.data()[i] : off32.data()[i];
+  }
+  int64_t column(const Decl& d, size_t i) const {
+    return is64(d.index_type) ? col64.data()[i] : col32.data()[i];
+  }
+};
+
+// ---- one session: a problem and the calls on it --------------------------------
+
+enum class Stage { created, analyzed, symbolic_done };
+enum Which { kA = 0, kB = 1, kC = 2, kD = 3 };  // the descriptors
+constexpr spgemmOperation_t kNoTranspose = SPGEMM_OPERATION_NON_TRANSPOSE;
+
+class Session {
+ public:
+  explicit Session(Bytes& in) : in_(in) {}
+  ~Session() { teardown(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void run() {
+    setup();
+    int calls = 0;
+    do {
+      if (!step()) break;
+    } while (!in_.empty() && ++calls < kMaxCalls);
+  }
+
+ private:
+  // ---- setup: decode the problem, create handles, descriptors and a plan ----
+  // C = alpha * op(A) * op(B) (+ beta * D), op(A) m x k, op(B) k x n.
+  void setup() {
+    type_ = in_.u8() % 2 ? CUDA_R_32F : CUDA_R_64F;
+    Decl layout = decode_layout(in_);
+    layout.value_type = type_;
+    const int64_t m = decode_dim(in_), k = decode_dim(in_), n = decode_dim(in_);
+    const uint8_t ops = in_.u8();  // mostly none; T, H (= T for real values), 3: unknown
+    if (ops >= 0x80) {
+      op_a_ = static_cast<spgemmOperation_t>(ops % 4);
+      op_b_ = static_cast<spgemmOperation_t>((ops >> 2) % 4);
+    }
+    // Shape mismatches: op(B) not k x n, C or D not m x n.
+    const uint8_t shape = in_.u8();
+    const int64_t kb = k + (shape == 0xFD), mc = m + (shape == 0xFE), nc = n + (shape == 0xFF);
+    const uint8_t misc = in_.u8();
+    // An addend D (a plan made with spgemmPlanCreateWithAddend); 0xFE and
+    // 0xFF pass NULL or C itself as D instead.
+    const uint8_t addend = in_.u8();
+    has_d_ = addend >= 0xC0;
+    d_arg_ = addend == 0xFE ? DArg::null : addend == 0xFF ? DArg::c : DArg::d;
+
+    A_.label = "A";
+    B_.label = "B";
+    D_.label = "D";
+    A_.decl = B_.decl = D_.decl = c_decl_ = layout;
+    // A and B are stored in the shapes op() turns into m x k and k x n.
+    const bool t_a = transposes(op_a_), t_b = transposes(op_b_);
+    fill_contents(in_, A_, t_a ? k : m, t_a ? m : k);
+    add_defect(in_, A_);
+    // B = A through A's own arrays (squaring, as users do) when A is square.
+    alias_ = (misc & 1) && m == k && k == n && kb == k && A_.contents_valid() &&
+             !A_.null_offsets && !A_.null_col && !A_.null_val;
+    if (alias_) {
+      copy_contents(A_, B_);
+    } else {
+      fill_contents(in_, B_, t_b ? n : kb, t_b ? kb : n);
+      add_defect(in_, B_);
+    }
+    if (has_d_) {
+      fill_contents(in_, D_, mc + (shape == 0xFC), nc);
+      add_defect(in_, D_);
+    }
+    // Empty arrays: a zero-length allocation or NULL (both valid).
+    for (Operand* op : {&A_, &B_, &D_})
+      if (op->decl.nnz == 0 && (misc & 2)) op->null_col = op->null_val = true;
+
+    c_decl_.rows = mc;
+    c_decl_.cols = nc;
+    c_decl_.nnz = (misc >> 2) & 7;  // overwritten by spgemmSymbolic
+    add_descriptor_variant(in_, A_.decl);
+    add_descriptor_variant(in_, B_.decl);
+    add_descriptor_variant(in_, c_decl_);
+    if (has_d_) add_descriptor_variant(in_, D_.decl);
+    compute_ = type_;
+    if (in_.u8() >= 0xF0) {  // another compute type
+      const uint8_t v = in_.u8();
+      if (v % 2 == 0) compute_ = v % 4 ? static_cast<cudaDataType>(40) : CUDA_C_64F;
+      if (v % 2 == 1) compute_ = type_ == CUDA_R_32F ? CUDA_R_64F : CUDA_R_32F;
+    }
+    // One descriptor left in device memory (mixed memory types), or all of
+    // them where there is no GPU (see g_no_gpu).
+    const uint8_t memory_variant = in_.u8();
+    const int device_one = memory_variant < 0xF0 ? -1 : memory_variant % 5;
+
+    if (g_trace) {
+      describe(A_);
+      if (!alias_) describe(B_);
+      if (has_d_) describe(D_);
+      std::fprintf(stderr, "C: %lld x %lld; ops %d %d; compute type %d%s\n",
+                   static_cast<long long>(c_decl_.rows), static_cast<long long>(c_decl_.cols),
+                   static_cast<int>(op_a_), static_cast<int>(op_b_), static_cast<int>(compute_),
+                   alias_ ? "; B = A (shared arrays)" : "");
+    }
+    trace("setup");
+    handle_[0] = create_handle();
+    handle_[1] = create_handle();
+
+    A_.store();
+    if (alias_)
+      B_.shared = &A_;
+    else
+      B_.store();
+    A_.desc = create_descriptor(A_.decl, A_.offsets_ptr(), A_.col_ptr(), A_.val_ptr());
+    B_.desc = create_descriptor(B_.decl, B_.offsets_ptr(), B_.col_ptr(), B_.val_ptr());
+    if (has_d_) {
+      D_.store();
+      D_.desc = create_descriptor(D_.decl, D_.offsets_ptr(), D_.col_ptr(), D_.val_ptr());
+    }
+    c_.off32 = Exact<int32_t>(static_cast<size_t>(mc) + 1);
+    c_.off64 = Exact<int64_t>(static_cast<size_t>(mc) + 1);
+    c_.off = (misc & 0x20) ? nullptr : c_.offsets_of(c_decl_);
+    c_nnz_ = c_decl_.nnz;
+    dc_ = create_descriptor(c_decl_, c_.off, nullptr, nullptr);
+
+    for (int i = kA; i <= (has_d_ ? kD : kC); ++i) {
+      memory_[i] = SPGEMM_MEMORY_DEVICE;  // the descriptors' default
+      if (i != device_one && !(device_one == 4 && g_no_gpu)) set_memory(i, SPGEMM_MEMORY_HOST);
+    }
+    create_plan(0, false);
+  }
+
+  static bool transposes(spgemmOperation_t op) {
+    return op == SPGEMM_OPERATION_TRANSPOSE || op == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE;
+  }
+
+  spgemmHandle_t create_handle() {
+    auto* const sentinel = reinterpret_cast<spgemmHandle_t>(&sentinel_);
+    spgemmHandle_t h = sentinel;
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCreate, &h);
+    FUZZ_CHECK(h != nullptr && h != sentinel, "spgemmCreate succeeded without a handle");
+    return h;
+  }
+
+  spgemmMatDescr_t create_descriptor(const Decl& d, void* off, void* col, void* val) {
+    auto* const sentinel = reinterpret_cast<spgemmMatDescr_t>(&sentinel_);
+    spgemmMatDescr_t desc = sentinel;
+    const spgemmStatus_t s = CALL(expect_create_csr(d), spgemmCreateCsr, &desc, d.rows, d.cols,
+                                  d.nnz, off, col, val, d.offset_type, d.index_type, d.base,
+                                  d.value_type);
+    if (s != SPGEMM_STATUS_SUCCESS) {
+      FUZZ_CHECK(desc == sentinel, "spgemmCreateCsr failed but wrote its output");
+      return nullptr;
+    }
+    FUZZ_CHECK(desc != nullptr && desc != sentinel, "spgemmCreateCsr succeeded without a descriptor");
+    return desc;
+  }
+
+  // For SPGEMM_FUZZ_TRACE: an operand's descriptor and contents.
+  static void describe(const Operand& m) {
+    const Decl& d = m.decl;
+    std::fprintf(stderr, "%s: %lld x %lld, nnz %lld, offsets %d-bit, columns %d-bit, base %d, type %d\n",
+                 m.label, static_cast<long long>(d.rows), static_cast<long long>(d.cols),
+                 static_cast<long long>(d.nnz), is64(d.offset_type) ? 64 : 32,
+                 is64(d.index_type) ? 64 : 32, static_cast<int>(d.base),
+                 static_cast<int>(d.value_type));
+    const auto print = [](const char* what, const auto& v) {
+      std::fprintf(stderr, "  %s:", what);
+      for (size_t i = 0; i < v.size() && i < 64; ++i) std::fprintf(stderr, " %g", double(v[i]));
+      std::fprintf(stderr, v.size() > 64 ? " ...\n" : "\n");
+    };
+    print("offsets", m.offsets);
+    print("columns", m.col);
+    print("values", m.val);
+  }
+
+  static void copy_contents(const Operand& from, Operand& to) {
+    to.rows = from.rows;
+    to.cols = from.cols;
+    to.offsets = from.offsets;
+    to.col = from.col;
+    to.val = from.val;
+    to.decl.rows = from.decl.rows;
+    to.decl.cols = from.decl.cols;
+    to.decl.nnz = from.decl.nnz;
+  }
+
+  // ---- the model ---------------------------------------------------------------
+
+  spgemmMatDescr_t desc(int i) const {
+    return i == kA ? A_.desc : i == kB ? B_.desc : i == kC ? dc_ : D_.desc;
+  }
+  const Decl& decl(int i) const {
+    return i == kA ? A_.decl : i == kB ? B_.decl : i == kC ? c_decl_ : D_.decl;
+  }
+  // The input operands of this session's plans: A, B and, with an addend, D.
+  std::vector<const Operand*> inputs() const {
+    std::vector<const Operand*> v{&A_, &B_};
+    if (has_d_) v.push_back(&D_);
+    return v;
+  }
+  int64_t c_rows() const { return c_decl_.rows; }
+  // The value type of C, alpha, beta and the oracle: the compute type (a plan
+  // accepts only matrices of that type, which variants can change from the
+  // problem's type_ all together).
+  bool float_product() const { return compute_ == CUDA_R_32F; }
+
+  // What spgemmPlanCreateWithAddend gets as D.
+  spgemmMatDescr_t d_arg() const {
+    return d_arg_ == DArg::null ? nullptr : d_arg_ == DArg::c ? dc_ : D_.desc;
+  }
+
+  // A descriptor's layout, value type and sizes as a plan checks them
+  // (SUCCESS if fine): the layouts 32/32, 64/32, 64/64, each like A's; rows
+  // and columns within 32 bits, nnz within the offset type (less the base).
+  Expect layout_status(const Decl& x) const {
+    if (!is64(x.offset_type) && is64(x.index_type)) return SPGEMM_STATUS_NOT_SUPPORTED;
+    if (x.offset_type != A_.decl.offset_type || x.index_type != A_.decl.index_type ||
+        x.base != A_.decl.base)
+      return SPGEMM_STATUS_NOT_SUPPORTED;
+    if (!computed_type(x.value_type)) return SPGEMM_STATUS_NOT_SUPPORTED;
+    if (x.rows > INT32_MAX || x.cols > INT32_MAX) return SPGEMM_STATUS_INDEX_OVERFLOW;
+    if (x.nnz > type_max(x.offset_type) - x.base) return SPGEMM_STATUS_INDEX_OVERFLOW;
+    return SPGEMM_STATUS_SUCCESS;
+  }
+
+  // spgemmPlanCreate's (and ...WithAddend's) checks, in the order of
+  // docs/api.md and src/plan.
+  Expect expect_plan_create(spgemmHandle_t h, bool null_out) const {
+    if (has_d_ && !d_arg()) return SPGEMM_STATUS_NOT_INITIALIZED;
+    if (!h) return SPGEMM_STATUS_NOT_INITIALIZED;
+    if (null_out) return SPGEMM_STATUS_INVALID_VALUE;
+    if (!A_.desc || !B_.desc || !dc_) return SPGEMM_STATUS_NOT_INITIALIZED;
+    if (!known_op(op_a_) || !known_op(op_b_) || !listed_type(compute_))
+      return SPGEMM_STATUS_INVALID_VALUE;
+    for (int i : {kA, kB, kC})
+      if (decl(i).value_type != compute_) return SPGEMM_STATUS_NOT_SUPPORTED;
+    for (int i : {kA, kB, kC})
+      if (!layout_status(decl(i)).ok()) return layout_status(decl(i));
+    if (has_d_) {
+      if (d_arg() == dc_) return SPGEMM_STATUS_INVALID_VALUE;
+      if (D_.decl.value_type != compute_) return SPGEMM_STATUS_NOT_SUPPORTED;
+      if (!layout_status(D_.decl).ok()) return layout_status(D_.decl);
+      if (D_.decl.rows != c_decl_.rows || D_.decl.cols != c_decl_.cols)
+        return SPGEMM_STATUS_INVALID_VALUE;
+      if (memory_[kD] != memory_[kA]) return SPGEMM_STATUS_INVALID_VALUE;
+    }
+    const bool t_a = transposes(op_a_), t_b = transposes(op_b_);
+    const int64_t m = t_a ? A_.decl.cols : A_.decl.rows, k = t_a ? A_.decl.rows : A_.decl.cols;
+    const int64_t kb = t_b ? B_.decl.cols : B_.decl.rows, n = t_b ? B_.decl.rows : B_.decl.cols;
+    if (k != kb || c_decl_.rows != m || c_decl_.cols != n) return SPGEMM_STATUS_INVALID_VALUE;
+    if (memory_[kA] != memory_[kB] || memory_[kA] != memory_[kC])
+      return SPGEMM_STATUS_INVALID_VALUE;
+    for (const Operand* op : inputs())
+      if (op->arrays_missing()) return SPGEMM_STATUS_INVALID_VALUE;
+    if (memory_[kA] == SPGEMM_MEMORY_DEVICE) return SPGEMM_STATUS_NO_DEVICE;  // see g_no_gpu
+    return SPGEMM_STATUS_SUCCESS;
+  }
+
+  // The handle and plan arguments of a phase: mostly right, sometimes NULL
+  // or the other handle.
+  struct Args {
+    spgemmHandle_t handle;
+    spgemmPlan_t plan;
+  };
+  Args pick_args() {
+    const uint8_t v = in_.u8() % 8;
+    const spgemmHandle_t owner = handle_[plan_owner_];
+    if (v == 5) return {handle_[1 - plan_owner_], plan_};
+    if (v == 6) return {nullptr, plan_};
+    if (v == 7) return {owner, nullptr};
+    return {owner, plan_};
+  }
+  // require_plan(): the checks every phase starts with.
+  Expect expect_args(const Args& a) const {
+    if (!a.handle || !a.plan) return SPGEMM_STATUS_NOT_INITIALIZED;
+    if (a.handle != handle_[plan_owner_]) return SPGEMM_STATUS_INVALID_VALUE;
+    return SPGEMM_STATUS_SUCCESS;
+  }
+  // What every phase refuses whatever the input checks: memory types changed
+  // since spgemmPlanCreate, NULL input arrays.
+  bool inputs_refused() const {
+    for (int i = kA; i <= (has_d_ ? kD : kC); ++i)
+      if (memory_[i] != SPGEMM_MEMORY_HOST) return true;
+    for (const Operand* op : inputs())
+      if (op->arrays_missing()) return true;
+    return false;
+  }
+  // The operand the input checks refuse first (nullptr if none).
+  const Operand* refused_structure() const {
+    if (!checks_[plan_owner_]) return nullptr;
+    for (const Operand* op : inputs())
+      if (!op->structure_valid()) return op;
+    return nullptr;
+  }
+  // Whatever NULL arrays come and go later, the inputs' contents are valid.
+  bool contents_valid() const {
+    for (const Operand* op : inputs())
+      if (!op->contents_valid()) return false;
+    return true;
+  }
+
+  void check_inputs_untouched(const char* after) const {
+    for (const Operand* op : inputs())
+      FUZZ_CHECK(op->untouched(),
+                 std::string("the arrays of ") + op->label + " changed during " + after);
+  }
+
+  void check_names_operand(const char* function, const Operand& bad) const {
+    const std::string message = spgemmGetLastErrorMessage();
+    FUZZ_CHECK(message.find(std::string(": ") + bad.label + ": ") != std::string::npos,
+               std::string(function) + " refused the structure of " + bad.label +
+                   " but the message does not name it: " + message);
+  }
+
+  // The oracle's C for the current contents (valid ones only).
+  template <class V>
+  spgemm_test::ReferenceProduct<V> reference(double alpha, double beta) const {
+    spgemm_test::HostCsr<V> a = host_copy<V>(A_), b = host_copy<V>(B_);
+    if (transposes(op_a_)) a = spgemm_test::transpose(a);
+    if (transposes(op_b_)) b = spgemm_test::transpose(b);
+    if (!has_d_) return spgemm_test::reference_spgemm(a, b, static_cast<V>(alpha));
+    const spgemm_test::HostCsr<V> d = host_copy<V>(D_);
+    return spgemm_test::reference_spgemm(a, b, static_cast<V>(alpha), &d, static_cast<V>(beta));
+  }
+
+  // ---- calls ---------------------------------------------------------------------
+
+  // One call decoded from the input; false ends the sequence.
+  bool step() {
+    switch (in_.u8() % 16) {
+      case 0: op_product(); break;  // what an empty input does
+      case 1: op_analyze(); break;
+      case 2: op_symbolic(); break;
+      case 3: op_numeric(); break;
+      case 4: op_set_c_arrays(); break;
+      case 5: op_move_c_offsets(); break;
+      case 6: op_new_values(); break;
+      case 7: op_move_operand(); break;
+      case 8: op_repair(); break;
+      case 9: op_memory_type(); break;
+      case 10: op_input_checks(); break;
+      case 11: op_allocator(); break;
+      case 12: op_queries(); break;
+      case 13: op_recreate_plan(); break;
+      case 14: op_destroy_plan(); break;
+      default: return op_destroy_handle_early();
+    }
+    return true;
+  }
+
+  // symbolic, C's arrays, numeric: a whole product.
+  void op_product() {
+    trace("product");
+    if (symbolic({handle_[plan_owner_], plan_}, false) == SPGEMM_STATUS_SUCCESS) {
+      set_c_arrays(false);
+      const uint8_t v = in_.u8();
+      numeric({handle_[plan_owner_], plan_}, kAlphas[v % 8], false, kAlphas[v / 8 % 8], false,
+              has_d_);
+    }
+  }
+
+  void op_analyze() {
+    trace("analyze");
+    const Args a = pick_args();
+    Expect e = expect_args(a);
+    const Operand* bad = nullptr;
+    if (e.ok() && inputs_refused()) {
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    } else if (e.ok() && (bad = refused_structure()) != nullptr) {
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    }
+    const spgemmStatus_t s = CALL(e, spgemmAnalyze, a.handle, a.plan);
+    check_inputs_untouched("spgemmAnalyze");
+    if (bad) {
+      check_names_operand("spgemmAnalyze", *bad);
+      stage_ = Stage::created;  // a failed input check leaves the plan not analyzed
+    }
+    if (s == SPGEMM_STATUS_SUCCESS) stage_ = Stage::analyzed;
+  }
+
+  void op_symbolic() {
+    trace("symbolic");
+    symbolic(pick_args(), in_.u8() % 8 == 7);
+  }
+
+  spgemmStatus_t symbolic(const Args& a, bool null_out) {
+    Expect e = expect_args(a);
+    const Operand* bad = nullptr;
+    if (e.ok() && (null_out || inputs_refused() || !c_.off)) {
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    } else if (e.ok() && stage_ == Stage::created && (bad = refused_structure()) != nullptr) {
+      e = SPGEMM_STATUS_INVALID_VALUE;  // the implicit spgemmAnalyze
+    }
+    // Poison C's offsets: a failed call must leave them alone (they are put
+    // back afterwards: an earlier symbolic's offsets stay valid), a successful
+    // one must write every one of them.
+    const size_t n = c_.off32.size();
+    const std::vector<int32_t> saved32(c_.off32.data(), c_.off32.data() + n);
+    const std::vector<int64_t> saved64(c_.off64.data(), c_.off64.data() + n);
+    std::fill(c_.off32.data(), c_.off32.data() + n, -7);
+    std::fill(c_.off64.data(), c_.off64.data() + n, -7);
+    const int64_t sentinel = -12345;
+    int64_t nnz = sentinel;
+    const spgemmStatus_t s = CALL(e, spgemmSymbolic, a.handle, a.plan, null_out ? nullptr : &nnz);
+    check_inputs_untouched("spgemmSymbolic");
+    if (s != SPGEMM_STATUS_SUCCESS) {
+      FUZZ_CHECK(nnz == sentinel, "spgemmSymbolic failed but wrote *nnzC");
+      for (size_t i = 0; i < n; ++i)
+        FUZZ_CHECK(c_.off32.data()[i] == -7 && c_.off64.data()[i] == -7,
+                   "a failed spgemmSymbolic wrote C's row offsets");
+      std::copy(saved32.begin(), saved32.end(), c_.off32.data());
+      std::copy(saved64.begin(), saved64.end(), c_.off64.data());
+      if (bad) check_names_operand("spgemmSymbolic", *bad);
+      return s;
+    }
+    stage_ = Stage::symbolic_done;
+    c_nnz_ = nnz;
+    check_structure_of_c(nnz);
+    int64_t described = -1;
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrGet, dc_, nullptr, nullptr, &described, nullptr, nullptr,
+         nullptr, nullptr, nullptr, nullptr, nullptr);
+    FUZZ_CHECK(described == nnz, "C's descriptor says nnz " + std::to_string(described) +
+                                     ", spgemmSymbolic returned " + std::to_string(nnz));
+    return s;
+  }
+
+  // After a successful symbolic phase: nnz and row offsets (with the index
+  // base) as the oracle's.
+  void check_structure_of_c(int64_t nnz) const {
+    const std::vector<int32_t> want = float_product() ? reference<float>(1, 1).C.row_offsets
+                                                      : reference<double>(1, 1).C.row_offsets;
+    FUZZ_CHECK(nnz == want.back(), "spgemmSymbolic: nnz(C) " + std::to_string(nnz) +
+                                       ", the oracle has " + std::to_string(want.back()));
+    for (size_t i = 0; i < want.size(); ++i) {
+      const int64_t got = c_.offset(c_decl_, i);
+      FUZZ_CHECK(got == want[i] + c_decl_.base,
+                 "spgemmSymbolic: C.rowOffsets[" + std::to_string(i) + "] = " +
+                     std::to_string(got) + ", the oracle has " +
+                     std::to_string(want[i] + c_decl_.base) + " (base included)");
+    }
+  }
+
+  // spgemmNumeric, or spgemmNumericWithAddend (the one for plans with D:
+  // spgemmNumeric refuses those; on other plans beta is ignored).
+  void op_numeric() {
+    trace("numeric");
+    const Args a = pick_args();
+    const uint8_t v = in_.u8(), w = in_.u8(), f = in_.u8();
+    const bool with_addend = (f % 8 == 7) != has_d_;
+    numeric(a, kAlphas[v % 8], v % 9 == 8, kAlphas[w % 8], w % 9 == 8, with_addend);
+  }
+
+  void numeric(const Args& a, double alpha, bool null_alpha, double beta, bool null_beta,
+               bool with_addend) {
+    // C's column indices and values must have nnz(C) entries when set.
+    if (c_.col && static_cast<int64_t>(c_.col32.size()) != c_nnz_) set_c_arrays(false);
+    Expect e = expect_args(a);
+    if (e.ok() && has_d_ && !with_addend) {
+      e = SPGEMM_STATUS_INVALID_VALUE;  // spgemmNumeric gives no beta
+    } else if (e.ok() && stage_ != Stage::symbolic_done) {
+      e = SPGEMM_STATUS_INVALID_STATE;
+    } else if (e.ok() && (null_alpha || (has_d_ && null_beta) || inputs_refused() ||
+                          (c_nnz_ > 0 && (!c_.col || !c_.val)))) {
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    } else if (e.ok() && !c_.off) {
+      // Numeric reads C's row offsets: NULL ones are refused like every other
+      // NULL array (docs/api.md lists only colInd and values for C); with no
+      // rows there is nothing to read, and both answers are fine.
+      e = c_rows() > 0 ? Expect(SPGEMM_STATUS_INVALID_VALUE)
+                       : Expect(SPGEMM_STATUS_INVALID_VALUE) | Expect(SPGEMM_STATUS_SUCCESS);
+    }
+    // Poison C's columns and values: a successful call must write them all.
+    std::fill(c_.col32.data(), c_.col32.data() + c_.col32.size(), INT32_MAX);
+    std::fill(c_.col64.data(), c_.col64.data() + c_.col64.size(), INT64_MAX);
+    std::fill(c_.f32.data(), c_.f32.data() + c_.f32.size(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(c_.f64.data(), c_.f64.data() + c_.f64.size(), std::numeric_limits<double>::quiet_NaN());
+    // alpha and beta in the compute type
+    const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
+    const void* alpha_ptr = null_alpha        ? nullptr
+                            : float_product() ? static_cast<const void*>(&alpha32)
+                                              : static_cast<const void*>(&alpha);
+    const void* beta_ptr = null_beta         ? nullptr
+                           : float_product() ? static_cast<const void*>(&beta32)
+                                             : static_cast<const void*>(&beta);
+    const spgemmStatus_t s =
+        with_addend ? CALL(e, spgemmNumericWithAddend, a.handle, a.plan, alpha_ptr, beta_ptr)
+                    : CALL(e, spgemmNumeric, a.handle, a.plan, alpha_ptr);
+    check_inputs_untouched("spgemmNumeric");
+    if (s != SPGEMM_STATUS_SUCCESS) return;
+    if (float_product())
+      check_product<float>(c_.f32, alpha, beta);
+    else
+      check_product<double>(c_.f64, alpha, beta);
+    check_repeatable(alpha, has_d_ ? beta : 0);
+  }
+
+  // After a successful numeric phase: C (offsets, columns with the index
+  // base, values) equals the oracle's product, as compare_csr sees it: same
+  // structure, values within its tolerance.
+  template <class V>
+  void check_product(const Exact<V>& values, double alpha, double beta) const {
+    const int64_t base = c_decl_.base;
+    spgemm_test::HostCsr<V> got;
+    got.rows = c_decl_.rows;
+    got.cols = c_decl_.cols;
+    got.row_offsets.clear();
+    // Zero-based and 32-bit for compare_csr; a value that does not fit is
+    // wrong anyway (and must not wrap into a right one).
+    const auto narrow = [&](int64_t v, const char* what, int64_t i) {
+      FUZZ_CHECK(v >= base && v <= base + INT32_MAX,
+                 std::string("spgemmNumeric: C.") + what + "[" + std::to_string(i) +
+                     "] = " + std::to_string(v) + " is out of range");
+      return static_cast<int32_t>(v - base);
+    };
+    for (int64_t i = 0; i <= c_rows(); ++i)
+      got.row_offsets.push_back(narrow(c_.offset(c_decl_, i), "rowOffsets", i));
+    for (int64_t e = 0; e < c_nnz_; ++e) {
+      got.col_ind.push_back(narrow(c_.column(c_decl_, e), "colInd", e));
+      got.values.push_back(values.data()[e]);
+    }
+    const std::string diff = spgemm_test::compare_csr(got, reference<V>(alpha, beta),
+                                                      spgemm_test::default_rtol<V>());
+    FUZZ_CHECK(diff.empty(), "spgemmNumeric: C differs from the oracle: " + diff);
+  }
+
+  // The host backend is deterministic (docs/api.md, section 6): numeric on
+  // the same values with the same alpha and beta gives the same bits,
+  // whatever its threads did.
+  void check_repeatable(double alpha, double beta) {
+    std::string bits;
+    const auto append = [&](const void* p, size_t bytes) {
+      bits.append(static_cast<const char*>(p), bytes);
+    };
+    for (int64_t e = 0; e < c_nnz_; ++e) {
+      const int64_t c = c_.column(c_decl_, e);
+      append(&c, sizeof c);
+      if (float_product())
+        append(c_.f32.data() + e, sizeof(float));
+      else
+        append(c_.f64.data() + e, sizeof(double));
+    }
+    if (last_.bits && last_.version == contents_version_ && last_.alpha == alpha &&
+        last_.beta == beta)
+      FUZZ_CHECK(*last_.bits == bits, "spgemmNumeric gave other bits on the same input");
+    last_.bits = std::make_unique<std::string>(std::move(bits));
+    last_.version = contents_version_;
+    last_.alpha = alpha;
+    last_.beta = beta;
+  }
+
+  // New arrays for C's column indices and values (nnz(C) entries) or NULL ones.
+  void op_set_c_arrays() {
+    trace("set C arrays");
+    set_c_arrays(in_.u8() % 4 == 3);
+  }
+  void set_c_arrays(bool null_arrays) {
+    // nnz(C) of a real product is at most 509 * 509; larger (declared) values
+    // belong to descriptors no plan accepts and get no arrays
+    const size_t n = c_nnz_ >= 0 && c_nnz_ <= (1 << 20) ? static_cast<size_t>(c_nnz_) : 0;
+    c_.col32 = Exact<int32_t>(n);
+    c_.col64 = Exact<int64_t>(n);
+    c_.f32 = Exact<float>(float_product() ? n : 0);
+    c_.f64 = Exact<double>(float_product() ? 0 : n);
+    c_.col = null_arrays ? nullptr : c_.columns_of(c_decl_);
+    c_.val = null_arrays       ? nullptr
+             : float_product() ? static_cast<void*>(c_.f32.data())
+                               : static_cast<void*>(c_.f64.data());
+    publish_c();
+  }
+
+  // C's row offsets move to new arrays with the same contents (the library
+  // must use the new one), or become NULL.
+  void op_move_c_offsets() {
+    trace("move C offsets");
+    const bool to_null = in_.u8() % 4 == 3;
+    Exact<int32_t> moved32(c_.off32.size());
+    Exact<int64_t> moved64(c_.off64.size());
+    std::copy(c_.off32.data(), c_.off32.data() + c_.off32.size(), moved32.data());
+    std::copy(c_.off64.data(), c_.off64.data() + c_.off64.size(), moved64.data());
+    c_.off32 = std::move(moved32);
+    c_.off64 = std::move(moved64);
+    c_.off = to_null ? nullptr : c_.offsets_of(c_decl_);
+    publish_c();
+  }
+
+  void publish_c() {
+    CALL(dc_ ? SPGEMM_STATUS_SUCCESS : SPGEMM_STATUS_NOT_INITIALIZED, spgemmCsrSetPointers, dc_,
+         c_.off, c_.col, c_.val);
+  }
+
+  // An input operand chosen by a byte: A or B, or D in a session with one.
+  Operand& pick_operand() {
+    const uint8_t v = in_.u8() % 3;
+    if (v == 2 && has_d_) return D_;
+    return v == 1 && !alias_ ? B_ : A_;  // B's arrays are A's when shared
+  }
+
+  // New values for an input, same structure (the values' arrays stay).
+  void op_new_values() {
+    trace("new values");
+    Operand& op = pick_operand();
+    for (double& v : op.val) v = kValues[in_.u8() % 16];
+    op.store_values();
+    if (alias_) B_.val = A_.val;
+    ++contents_version_;
+  }
+
+  // An input's arrays move to new addresses (the old ones are freed: ASan
+  // reports a library that kept them), or one of them becomes NULL, or all
+  // are set again.
+  void op_move_operand() {
+    trace("move operand");
+    Operand& op = pick_operand();
+    const uint8_t v = in_.u8() % 6;
+    op.null_offsets = v == 3;
+    op.null_col = v == 4;
+    op.null_val = v == 5;
+    op.store();
+    publish(op);
+  }
+
+  void publish(Operand& op) {
+    CALL(op.desc ? SPGEMM_STATUS_SUCCESS : SPGEMM_STATUS_NOT_INITIALIZED, spgemmCsrSetPointers,
+         op.desc, op.offsets_ptr(), op.col_ptr(), op.val_ptr());
+    if (alias_ && &op == &A_)
+      CALL(B_.desc ? SPGEMM_STATUS_SUCCESS : SPGEMM_STATUS_NOT_INITIALIZED, spgemmCsrSetPointers,
+           B_.desc, B_.offsets_ptr(), B_.col_ptr(), B_.val_ptr());
+  }
+
+  // A broken input gets valid contents with its nnz (the plan stays usable
+  // after the input checks refused it).
+  void op_repair() {
+    trace("repair");
+    for (Operand* input : {&A_, &B_, &D_}) {
+      Operand& op = *input;
+      if ((&op == &D_ && !has_d_) || op.contents_valid() || alias_) continue;
+      if (op.decl.rows != op.rows || op.decl.cols != op.cols ||
+          op.decl.nnz != static_cast<int64_t>(op.col.size()))
+        continue;  // a descriptor variant no plan accepts
+      if (!refill_with_nnz(in_, op, op.decl.nnz)) continue;
+      op.null_offsets = op.null_col = op.null_val = false;
+      op.store();
+      publish(op);
+      ++contents_version_;
+    }
+  }
+
+  void op_memory_type() {
+    trace("memory type");
+    const int i = in_.u8() % (has_d_ ? 4 : 3);
+    const spgemmMemoryType_t m = in_.u8() % 2 ? SPGEMM_MEMORY_DEVICE : SPGEMM_MEMORY_HOST;
+    set_memory(i, m);
+  }
+
+  void set_memory(int i, spgemmMemoryType_t m) {
+    const spgemmMatDescr_t d = desc(i);
+    const Expect e = d ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
+    if (CALL(e, spgemmCsrSetMemoryType, d, m) == SPGEMM_STATUS_SUCCESS) memory_[i] = m;
+    // starts as the other type: an unwritten output shows
+    spgemmMemoryType_t got =
+        memory_[i] == SPGEMM_MEMORY_HOST ? SPGEMM_MEMORY_DEVICE : SPGEMM_MEMORY_HOST;
+    if (CALL(e, spgemmCsrGetMemoryType, d, &got) == SPGEMM_STATUS_SUCCESS)
+      FUZZ_CHECK(got == memory_[i], "spgemmCsrGetMemoryType disagrees with the last set");
+  }
+
+  // Input checks off (only while the inputs are valid: invalid input is then
+  // undefined behaviour), on again, or read back.
+  void op_input_checks() {
+    trace("input checks");
+    const uint8_t v = in_.u8();
+    const int which = v % 3;  // handle 0, handle 1, NULL
+    const spgemmHandle_t h = which < 2 ? handle_[which] : nullptr;
+    const Expect e = h ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
+    switch ((v >> 2) % 4) {
+      case 0:
+        if (contents_valid()) {
+          if (CALL(e, spgemmSetInputChecks, h, 0) == SPGEMM_STATUS_SUCCESS) checks_[which] = false;
+          break;
+        }
+        [[fallthrough]];
+      case 1: {
+        const int on[] = {1, -3, 7, INT32_MIN};  // any non-zero turns them on
+        if (CALL(e, spgemmSetInputChecks, h, on[v >> 6]) == SPGEMM_STATUS_SUCCESS)
+          checks_[which] = true;
+        break;
+      }
+      case 2: {
+        int enabled = -1;
+        if (CALL(e, spgemmGetInputChecks, h, &enabled) == SPGEMM_STATUS_SUCCESS)
+          FUZZ_CHECK(enabled == (checks_[which] ? 1 : 0), "spgemmGetInputChecks disagrees");
+        break;
+      }
+      default:
+        CALL(h ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_NOT_INITIALIZED, spgemmGetInputChecks,
+             h, nullptr);
+    }
+  }
+
+  // The host backend never asks for device memory.
+  static int trap_alloc(void*, void**, size_t, cudaStream_t) {
+    finding("the host backend called the device allocator");
+  }
+  static void trap_free(void*, void*, size_t, cudaStream_t) {
+    finding("the host backend called the device free function");
+  }
+
+  void op_allocator() {
+    trace("allocator");
+    const uint8_t v = in_.u8();
+    const spgemmHandle_t h = v % 4 == 3 ? nullptr : handle_[v % 2];
+    const int kind = (v >> 2) % 4;  // both, none, alloc only, free only
+    const spgemmDeviceAllocFn alloc = kind == 0 || kind == 2 ? trap_alloc : nullptr;
+    const spgemmDeviceFreeFn free_fn = kind == 0 || kind == 3 ? trap_free : nullptr;
+    const Expect e = !h         ? Expect(SPGEMM_STATUS_NOT_INITIALIZED)
+                     : kind >= 2 ? Expect(SPGEMM_STATUS_INVALID_VALUE)
+                                 : Expect(SPGEMM_STATUS_SUCCESS);
+    CALL(e, spgemmSetDeviceAllocator, h, alloc, free_fn, this);
+  }
+
+  void op_queries() {
+    trace("queries");
+    const uint8_t v = in_.u8();
+    const spgemmHandle_t h = v & 0x80 ? nullptr : handle_[(v >> 6) & 1];
+    const Expect needs_h = h ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
+    switch (v % 6) {
+      case 0: query_descriptor(in_.u8() % (has_d_ ? 4 : 3), in_.u8()); break;
+      case 1: {  // no device workspace on the host backend
+        size_t current = 99, peak = 99;
+        const uint8_t which = in_.u8() % 4;  // both, current, peak, neither
+        size_t* cur_ptr = which == 0 || which == 1 ? &current : nullptr;
+        size_t* peak_ptr = which == 0 || which == 2 ? &peak : nullptr;
+        const Expect e = !h         ? Expect(SPGEMM_STATUS_NOT_INITIALIZED)
+                         : which == 3 ? Expect(SPGEMM_STATUS_INVALID_VALUE)
+                                      : Expect(SPGEMM_STATUS_SUCCESS);
+        if (CALL(e, spgemmGetMemoryUsage, h, cur_ptr, peak_ptr) == SPGEMM_STATUS_SUCCESS)
+          FUZZ_CHECK((!cur_ptr || current == 0) && (!peak_ptr || peak == 0),
+                     "device workspace in use on a handle that only ran the host backend");
+        CALL(needs_h, spgemmResetPeakMemoryUsage, h);
+        break;
+      }
+      case 2: {
+        cudaStream_t s = reinterpret_cast<cudaStream_t>(&sentinel_);
+        CALL(needs_h, spgemmSetStream, h, nullptr);
+        if (CALL(needs_h, spgemmGetStream, h, &s) == SPGEMM_STATUS_SUCCESS)
+          FUZZ_CHECK(s == nullptr, "spgemmGetStream disagrees with spgemmSetStream");
+        CALL(h ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_NOT_INITIALIZED, spgemmGetStream, h,
+             nullptr);
+        break;
+      }
+      case 3: {
+        const int s = in_.u8() % 16;  // 10..15: unknown, inside the enum's range
+        const std::string n = spgemmGetErrorName(static_cast<spgemmStatus_t>(s));
+        const char* text = spgemmGetErrorString(static_cast<spgemmStatus_t>(s));
+        FUZZ_CHECK(text && *text, "spgemmGetErrorString gave an empty string");
+        FUZZ_CHECK((n == "SPGEMM_STATUS_UNKNOWN") == (s > SPGEMM_STATUS_NO_DEVICE),
+                   "spgemmGetErrorName(" + std::to_string(s) + ") = " + n);
+        break;
+      }
+      case 4: {
+        int version = -1;
+        CALL(SPGEMM_STATUS_SUCCESS, spgemmGetVersion, &version);
+        FUZZ_CHECK(version == SPGEMM_VERSION, "spgemmGetVersion disagrees with spgemm.h");
+        CALL(SPGEMM_STATUS_INVALID_VALUE, spgemmGetVersion, nullptr);
+        break;
+      }
+      default: {
+        int64_t rows = -1;
+        CALL(SPGEMM_STATUS_NOT_INITIALIZED, spgemmCsrGet, nullptr, &rows, nullptr, nullptr,
+             nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+        FUZZ_CHECK(rows == -1, "a failed spgemmCsrGet wrote an output");
+        const spgemmMatDescr_t d = desc(in_.u8() % 3);
+        CALL(d ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_NOT_INITIALIZED,
+             spgemmCsrGetMemoryType, d, nullptr);
+      }
+    }
+  }
+
+  // spgemmCsrGet with the outputs in mask (the others NULL): the declared
+  // fields, the pointers last set, and for C the nnz of the last symbolic.
+  void query_descriptor(int i, uint8_t mask) {
+    const spgemmMatDescr_t d = desc(i);
+    const Decl& x = decl(i);
+    const Operand* op = i == kA ? &A_ : i == kB ? &B_ : i == kD ? &D_ : nullptr;
+    const void* want_ptr[3] = {op ? op->offsets_ptr() : c_.off, op ? op->col_ptr() : c_.col,
+                               op ? op->val_ptr() : c_.val};
+    int64_t rows = -1, cols = -1, nnz = -1;
+    void* ptr[3] = {&sentinel_, &sentinel_, &sentinel_};
+    spgemmIndexType_t offset_type = SPGEMM_INDEX_32I, index_type = SPGEMM_INDEX_32I;
+    spgemmIndexBase_t base = SPGEMM_INDEX_BASE_ZERO;
+    cudaDataType value_type = CUDA_R_64F;
+    const auto on = [&](int bit) { return (mask >> bit) & 1; };
+    const spgemmStatus_t s = CALL(
+        d ? SPGEMM_STATUS_SUCCESS : SPGEMM_STATUS_NOT_INITIALIZED, spgemmCsrGet, d,
+        on(0) ? &rows : nullptr, on(0) ? &cols : nullptr, on(1) ? &nnz : nullptr,
+        on(2) ? &ptr[0] : nullptr, on(2) ? &ptr[1] : nullptr, on(3) ? &ptr[2] : nullptr,
+        on(4) ? &offset_type : nullptr, on(4) ? &index_type : nullptr, on(5) ? &base : nullptr,
+        on(6) ? &value_type : nullptr);
+    if (s != SPGEMM_STATUS_SUCCESS) return;
+    const int64_t want_nnz = i == kC ? c_nnz_ : x.nnz;
+    FUZZ_CHECK(!on(0) || (rows == x.rows && cols == x.cols), "spgemmCsrGet: sizes");
+    FUZZ_CHECK(!on(1) || nnz == want_nnz, "spgemmCsrGet: nnz " + std::to_string(nnz) +
+                                              ", expected " + std::to_string(want_nnz));
+    FUZZ_CHECK(!on(2) || (ptr[0] == want_ptr[0] && ptr[1] == want_ptr[1]), "spgemmCsrGet: arrays");
+    FUZZ_CHECK(!on(3) || ptr[2] == want_ptr[2], "spgemmCsrGet: values array");
+    FUZZ_CHECK(!on(4) || (offset_type == x.offset_type && index_type == x.index_type),
+               "spgemmCsrGet: index types");
+    FUZZ_CHECK(!on(5) || base == x.base, "spgemmCsrGet: index base");
+    FUZZ_CHECK(!on(6) || value_type == x.value_type, "spgemmCsrGet: value type");
+  }
+
+  // A new plan on the same descriptors, maybe with the other handle or a NULL
+  // output. A, B and C all in device memory only without a GPU (g_no_gpu).
+  void op_recreate_plan() {
+    trace("recreate plan");
+    if (!g_no_gpu && memory_[kA] == SPGEMM_MEMORY_DEVICE && memory_[kB] == SPGEMM_MEMORY_DEVICE &&
+        memory_[kC] == SPGEMM_MEMORY_DEVICE)
+      return;
+    const uint8_t v = in_.u8();
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, plan_);
+    plan_ = nullptr;
+    create_plan(v % 4 == 3 ? 1 : 0, v % 16 == 15);
+  }
+
+  void create_plan(int owner, bool null_out) {
+    auto* const sentinel = reinterpret_cast<spgemmPlan_t>(&sentinel_);
+    spgemmPlan_t p = sentinel;
+    spgemmPlan_t* out = null_out ? nullptr : &p;
+    const Expect e = expect_plan_create(handle_[owner], null_out);
+    const spgemmStatus_t s =
+        has_d_ ? CALL(e, spgemmPlanCreateWithAddend, handle_[owner], out, op_a_, op_b_, A_.desc,
+                      B_.desc, d_arg(), dc_, compute_)
+               : CALL(e, spgemmPlanCreate, handle_[owner], out, op_a_, op_b_, A_.desc, B_.desc,
+                      dc_, compute_);
+    plan_owner_ = owner;
+    if (s != SPGEMM_STATUS_SUCCESS) {
+      FUZZ_CHECK(p == sentinel, "spgemmPlanCreate failed but wrote its output");
+      return;
+    }
+    FUZZ_CHECK(p && p != sentinel, "spgemmPlanCreate succeeded without a plan");
+    plan_ = p;
+    stage_ = Stage::created;
+  }
+
+  void op_destroy_plan() {
+    trace("destroy plan");
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, plan_);
+    plan_ = nullptr;
+  }
+
+  // The plan's handle goes first (allowed: the plan keeps the context); the
+  // sequence ends, as nothing but spgemmPlanDestroy may take the plan now.
+  bool op_destroy_handle_early() {
+    trace("destroy handle before plan");
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroy, handle_[plan_owner_]);
+    handle_[plan_owner_] = nullptr;
+    return false;
+  }
+
+  // ---- teardown: every object destroyed, in one of four orders -----------------
+  void teardown() {
+    trace("teardown");
+    const uint8_t order = in_.u8() % 4;
+    const auto plan = [&] {
+      CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, plan_);
+      plan_ = nullptr;
+    };
+    const auto handles = [&] {
+      for (spgemmHandle_t& h : handle_) {
+        CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroy, h);
+        h = nullptr;
+      }
+    };
+    const auto descriptors = [&](bool reverse) {
+      spgemmMatDescr_t* d[4] = {&A_.desc, &B_.desc, &D_.desc, &dc_};
+      if (reverse) std::reverse(d, d + 4);
+      for (spgemmMatDescr_t* x : d) {
+        CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, *x);
+        *x = nullptr;
+      }
+    };
+    if (order == 1) handles();  // handles before their plan
+    plan();                     // descriptors must outlive the plan
+    descriptors(order == 2);
+    if (order != 1) handles();
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroy, nullptr);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, nullptr);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, nullptr);
+  }
+
+  Bytes& in_;
+  cudaDataType type_ = CUDA_R_64F;  // of an ordinary problem
+  cudaDataType compute_ = CUDA_R_64F;
+  spgemmOperation_t op_a_ = kNoTranspose, op_b_ = kNoTranspose;
+  Operand A_, B_, D_;
+  bool alias_ = false;   // B's descriptor uses A's arrays
+  bool has_d_ = false;   // plans are made with spgemmPlanCreateWithAddend
+  enum class DArg { d, null, c } d_arg_ = DArg::d;  // what they get as D
+  uint64_t contents_version_ = 0;  // bumped whenever an input's contents change
+  Decl c_decl_;
+  int64_t c_nnz_ = 0;  // C's descriptor nnz: declared, then the last symbolic's
+  Output c_;
+  spgemmMatDescr_t dc_ = nullptr;
+  spgemmMemoryType_t memory_[4] = {SPGEMM_MEMORY_HOST, SPGEMM_MEMORY_HOST, SPGEMM_MEMORY_HOST,
+                                   SPGEMM_MEMORY_HOST};  // A, B, C, D
+  spgemmHandle_t handle_[2] = {nullptr, nullptr};
+  bool checks_[2] = {true, true};  // input checks of each handle
+  spgemmPlan_t plan_ = nullptr;
+  int plan_owner_ = 0;  // index into handle_
+  Stage stage_ = Stage::created;
+  struct {  // the last successful numeric's result, for check_repeatable
+    std::unique_ptr<std::string> bits;
+    uint64_t version = 0;
+    double alpha = 0, beta = 0;
+  } last_;
+  int sentinel_ = 0;  // its address marks outputs a failed call must not write
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  const char* valid_only = std::getenv("SPGEMM_FUZZ_VALID_ONLY");
+  if (valid_only && *valid_only && std::strcmp(valid_only, "0") != 0) g_invalid_structures = false;
+  const char* t = std::getenv("SPGEMM_FUZZ_TRACE");
+  g_trace = t && *t && std::strcmp(t, "0") != 0;
+  // The CUDA runtime's one-time initialization happens here, not inside the
+  // first input's leak check.
+  int devices = 0;
+  g_no_gpu = cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0;
+  std::fprintf(stderr, "fuzz_capi: %s CSR structures; %s\n",
+               g_invalid_structures ? "valid and invalid" : "valid only (SPGEMM_FUZZ_VALID_ONLY)",
+               g_no_gpu ? "no GPU: device-memory plans expect NO_DEVICE"
+                        : "a GPU: device-memory plans are never made");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Bytes in(data, size);
+  Session session(in);
+  session.run();
+  return 0;
+}

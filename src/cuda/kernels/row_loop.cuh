@@ -35,16 +35,19 @@ __device__ __forceinline__ int group_in_block() {
 // Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).
-// `lanes` (a power of two dividing `threads`) is widened while there are more
-// sub-groups than entries in A's row, so that a row of A with one entry and a
-// long row of B keeps every thread busy.
+// For block-wide groups, `lanes` (a power of two dividing `threads`) is
+// widened while there are more sub-groups than entries in A's row, so that a
+// row of A with one entry and a long row of B keeps the block busy (a 1 x 1
+// A row times a 3M-entry B row took 49 s without). Warps keep their lanes:
+// widening them cost 35% in the symbolic phase of G3_circuit (H200).
 template <class Offset, class Col, class Product>
 __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
                                                  const Pattern<Offset, Col>& B, int row, int rank,
                                                  int threads, int lanes, Product&& product) {
   const Offset a_begin = A.begin(row);
   const Offset a_end = A.end(row);
-  while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
+  if (threads > 32)
+    while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
   const int lane = rank % lanes;
   const int sub = rank / lanes;
   const int subs = threads / lanes;

@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes, window,
+    product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes, window,
                                                    temp.reduce, lo, hi);
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);

@@ -69,20 +69,21 @@ __device__ __forceinline__ void for_each_addend(const Pattern<Offset, Col>& D, i
 }
 
 // Calls column(col) for every column the row of C receives a term in: the
-// products of A and B, then the entries of D (symbolic phase).
-template <class Offset, class Col, class Column>
+// products of A and B, then (Addend: compiled in only for plans with a D) the
+// entries of D.
+template <bool Addend, class Offset, class Col, class Column>
 __device__ __forceinline__ void for_each_column(const Pattern<Offset, Col>& A,
                                                 const Pattern<Offset, Col>& B,
                                                 const Pattern<Offset, Col>& D, int row, int rank,
                                                 int threads, int lanes, Column&& column) {
   for_each_product(A, B, row, rank, threads, lanes, [&](int col, Offset, Offset) { column(col); });
-  for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
+  if constexpr (Addend) for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 
 // Smallest and largest column a row of C receives a term in (block-wide). When all
 // of B's columns fit one window the range is not worth a pass over the
 // products: it is then B's whole column range.
-template <class Offset, class Col, class BlockReduce>
+template <bool Addend, class Offset, class Col, class BlockReduce>
 __device__ void product_column_range(const Pattern<Offset, Col>& A, const Pattern<Offset, Col>& B,
                                      const Pattern<Offset, Col>& D, int row, int lanes,
                                      long long window,
@@ -94,7 +95,7 @@ __device__ void product_column_range(const Pattern<Offset, Col>& A, const Patter
   }
   __shared__ int range[2];
   int my_lo = 0x7fffffff, my_hi = -1;
-  for_each_column(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
+  for_each_column<Addend>(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
     my_lo = min(my_lo, col);
     my_hi = max(my_hi, col);
   });

@@ -14,7 +14,7 @@ namespace spgemm::cuda {
 namespace {
 
 // One group of threads per row, a hash set of log2_table slots per group.
-template <Group G, class Offset, class Col>
+template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, const BinCounts* counts, int bin,
                                      const int* __restrict__ binned_rows, int log2_table,
@@ -38,7 +38,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     if (rank == 0) *counter = 0;
     group.sync();
     int inserted = 0;
-    for_each_column(A, B, D, row, rank, threads, lanes,
+    for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
                     [&](int col) { inserted += set.insert(col); });
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
@@ -48,7 +48,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
 }
 
 // One block per long row: a bitmask over windows of the row's column range.
-template <class Offset, class Col>
+template <bool Addend, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
                           const BinCounts* counts,
@@ -65,7 +65,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     const int row = binned_rows[begin + i];
     int lo, hi;
-    product_column_range<Offset, Col, BlockReduce>(A, B, D, row, lanes, window, temp, lo, hi);
+    product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window, temp, lo,
+                                                           hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
       // only the words the row's column span reaches in this window
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = reach < window_words ? static_cast<int>(reach) : window_words;
       for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
       __syncthreads();
-      for_each_column(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
+      for_each_column<Addend>(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
         const long long offset = col - w0;
         if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
       });
@@ -87,12 +88,12 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-template <Group G, class Offset, class Col>
+template <Group G, bool Addend, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin,
                      Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
                      int rows, int lanes, const BinCounts* counts, const int* binned_rows,
                      Offset* row_nnz, cudaStream_t stream) {
-  auto kernel = hash_symbolic_kernel<G, Offset, Col>;
+  auto kernel = hash_symbolic_kernel<G, Addend, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows, b.rows_per_block, resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
@@ -102,29 +103,44 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace
-
-template <class Offset, class Col>
-void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes, const BinCounts* counts,
-                     const int* binned_rows, Offset* row_nnz, cudaStream_t stream) {
+// Every bin's kernel (compiled with or without D's loop, see numeric.cu).
+template <bool Addend, class Offset, class Col>
+void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
+                 Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
+                 const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
+                 cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
       case Group::warp:
-        launch_hash_bin<Group::warp>(limits, b, bin, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+        launch_hash_bin<Group::warp, Addend>(limits, b, bin, A, B, D, rows, lanes, counts,
+                                             binned_rows, row_nnz, stream);
         break;
       case Group::block:
-        launch_hash_bin<Group::block>(limits, b, bin, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+        launch_hash_bin<Group::block, Addend>(limits, b, bin, A, B, D, rows, lanes, counts,
+                                              binned_rows, row_nnz, stream);
         break;
     }
   }
-  auto kernel = dense_symbolic_kernel<Offset, Col>;
+  auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
   const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
   const int grid = grid_for(rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
   kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, counts, layout.dense_bin(), binned_rows,
                                                      static_cast<int>(smem / 4), lanes, row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class Offset, class Col>
+void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
+                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
+                     const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
+                     cudaStream_t stream) {
+  if (D.offsets)
+    launch_bins<true>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+  else
+    launch_bins<false>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \

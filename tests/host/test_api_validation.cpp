@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -616,5 +617,65 @@ TEST_CASE("addend D: arguments", "[api][addend]") {
   SPGEMM_REQUIRE_OK(spgemmNumericWithAddend(h, plan, &alpha, &beta));
   spgemmPlanDestroy(plan);
   for (spgemmMatDescr_t m : {A, B, D, W, C}) spgemmDestroyMatrix(m);
+  spgemmDestroy(h);
+}
+
+TEST_CASE("sizes beyond the kernels' int and misaligned complex values", "[api][plan]") {
+  spgemm_test::HostCsr<double> a = spgemm_test::uniform_random(6, 5, 2, 1);
+  spgemm_test::HostCsr<double> c;
+  c.rows = 6;
+  c.cols = 5;
+  c.row_offsets.assign(7, 0);
+  spgemmHandle_t h = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmCreate(&h));
+  const auto N = SPGEMM_OPERATION_NON_TRANSPOSE;
+  spgemmPlan_t plan = nullptr;
+  {  // more than INT32_MAX columns, even with 64-bit offsets and indices
+    std::vector<int64_t> off{0, 0}, col;
+    std::vector<double> val;
+    spgemmMatDescr_t wide = nullptr, wide_c = nullptr, tall = nullptr;
+    const int64_t big = int64_t{INT32_MAX} + 1;
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&wide, 1, big, 0, off.data(), nullptr, nullptr,
+                                      SPGEMM_INDEX_64I, SPGEMM_INDEX_64I, SPGEMM_INDEX_BASE_ZERO,
+                                      CUDA_R_64F));
+    std::vector<int64_t> tall_off(2, 0);
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&tall, 1, 1, 0, tall_off.data(), nullptr, nullptr,
+                                      SPGEMM_INDEX_64I, SPGEMM_INDEX_64I, SPGEMM_INDEX_BASE_ZERO,
+                                      CUDA_R_64F));
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&wide_c, 1, big, 0, off.data(), nullptr, nullptr,
+                                      SPGEMM_INDEX_64I, SPGEMM_INDEX_64I, SPGEMM_INDEX_BASE_ZERO,
+                                      CUDA_R_64F));
+    for (spgemmMatDescr_t m : {wide, tall, wide_c}) SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(m, SPGEMM_MEMORY_HOST));
+    CHECK(spgemmPlanCreate(h, &plan, N, N, tall, wide, wide_c, CUDA_R_64F) ==
+          SPGEMM_STATUS_INDEX_OVERFLOW);
+    CHECK(std::string(spgemmGetLastErrorMessage()).find("2^31 - 1 rows or columns") !=
+          std::string::npos);
+    for (spgemmMatDescr_t m : {wide, tall, wide_c}) spgemmDestroyMatrix(m);
+  }
+  {  // complex double values 8 bytes off their 16-byte alignment
+    std::vector<double> storage(2 * static_cast<size_t>(a.nnz()) + 2, 0.5);
+    double* misaligned = storage.data();
+    if (reinterpret_cast<uintptr_t>(misaligned) % 16 == 0) ++misaligned;
+    spgemmMatDescr_t A = nullptr, C = spgemm_test::host_descriptor(c);
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&A, a.rows, a.cols, a.nnz(), a.row_offsets.data(),
+                                      a.col_ind.data(), misaligned, SPGEMM_INDEX_32I,
+                                      SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_C_64F));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(A, SPGEMM_MEMORY_HOST));
+    spgemmMatDescr_t B = nullptr;
+    std::vector<int32_t> b_off{0, 1, 2, 3, 4, 5}, b_col{0, 1, 2, 3, 4};
+    std::vector<std::complex<double>> b_val(5, {1.0, -1.0});
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&B, 5, 5, 5, b_off.data(), b_col.data(), b_val.data(),
+                                      SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                                      CUDA_C_64F));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(B, SPGEMM_MEMORY_HOST));
+    spgemmMatDescr_t Cc = nullptr;
+    SPGEMM_REQUIRE_OK(spgemmCreateCsr(&Cc, 6, 5, 0, c.row_offsets.data(), nullptr, nullptr,
+                                      SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                                      CUDA_C_64F));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(Cc, SPGEMM_MEMORY_HOST));
+    CHECK(spgemmPlanCreate(h, &plan, N, N, A, B, Cc, CUDA_C_64F) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(std::string(spgemmGetLastErrorMessage()).find("aligned to 16 bytes") != std::string::npos);
+    for (spgemmMatDescr_t m : {A, B, C, Cc}) spgemmDestroyMatrix(m);
+  }
   spgemmDestroy(h);
 }

@@ -66,13 +66,7 @@ class HostTranspose final : public Transpose {
         cols_[j] = static_cast<Col>(row);
         permutation_[j] = static_cast<Offset>(i);
       }
-    desc_ = x;
-    desc_.rows = x.cols;
-    desc_.cols = x.rows;
-    desc_.base = SPGEMM_INDEX_BASE_ZERO;
-    desc_.row_offsets = offsets_.data();
-    desc_.col_ind = cols_.data();
-    desc_.values = values_.data();
+    describe(x, offsets_.data(), cols_.data(), values_.data());
   }
 
   void gather_values(const MatrixDesc& x, bool conjugate) override {

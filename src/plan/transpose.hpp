@@ -20,6 +20,17 @@ class Transpose {
   const MatrixDesc& desc() const { return desc_; }
 
  protected:
+  // desc_ = X^T over the backend's arrays: X's types, zero-based.
+  void describe(const MatrixDesc& x, void* offsets, void* cols, void* values) {
+    desc_ = x;
+    desc_.rows = x.cols;
+    desc_.cols = x.rows;
+    desc_.base = SPGEMM_INDEX_BASE_ZERO;
+    desc_.row_offsets = offsets;
+    desc_.col_ind = cols;
+    desc_.values = values;
+  }
+
   MatrixDesc desc_;
 };
 

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -223,10 +224,17 @@ struct LayoutCase {
   }
 };
 
+template <class V>
+std::vector<LayoutCase<V>> layout_cases(std::initializer_list<const char*> specs) {
+  std::vector<LayoutCase<V>> cases;
+  for (const char* spec : specs) cases.emplace_back(spec);
+  return cases;
+}
+
 // One case in layout L with index base `base`: "" or what differs.
 template <class L>
-std::string check_layout_product(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                                 const LayoutCase<typename L::Value>& c, int base) {
+std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                       const LayoutCase<typename L::Value>& c, int base) {
   using V = typename L::Value;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
       handle, c.A, c.A, c.A2, c.A2, c.alpha, base, memory);
@@ -284,8 +292,8 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
 }
 
 template <class L>
-std::string check_addend_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                              const AddendCase<typename L::Value>& c, int base) {
+std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                       const AddendCase<typename L::Value>& c, int base) {
   using V = typename L::Value;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
       handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory,
@@ -347,8 +355,8 @@ std::vector<TransposeCase<V>> transpose_cases() {
 }
 
 template <class L>
-std::string check_transpose_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                                 const TransposeCase<typename L::Value>& c, int base) {
+std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                       const TransposeCase<typename L::Value>& c, int base) {
   using V = typename L::Value;
   ProductOptions<V> options;
   options.op_a = c.op_a;
@@ -358,6 +366,19 @@ std::string check_transpose_case(spgemmHandle_t handle, spgemmMemoryType_t memor
   std::string diff = compare_csr(got, c.C, default_rtol<V>());
   if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
   return diff.empty() ? diff : c.name + " base " + std::to_string(base) + ": " + diff;
+}
+
+// Every case in layout L with both index bases: the differences found.
+template <class L, class Case>
+std::vector<std::string> failed_cases(spgemmHandle_t handle, spgemmMemoryType_t memory,
+                                      const std::vector<Case>& cases) {
+  std::vector<std::string> failures;
+  for (const Case& c : cases)
+    for (const int base : {0, 1}) {
+      std::string diff = check_case<L>(handle, memory, c, base);
+      if (!diff.empty()) failures.push_back(std::move(diff));
+    }
+  return failures;
 }
 
 }  // namespace spgemm_test

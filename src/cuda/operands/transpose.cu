@@ -116,13 +116,7 @@ class CudaTranspose final : public Transpose {
         SPGEMM_CUDA_CHECK_LAUNCH();
       }
     }  // the temporaries go back to the pool here
-    desc_ = x;
-    desc_.rows = x.cols;
-    desc_.cols = x.rows;
-    desc_.base = SPGEMM_INDEX_BASE_ZERO;
-    desc_.row_offsets = offsets_.get();
-    desc_.col_ind = cols_.get();
-    desc_.values = values_.get();
+    describe(x, offsets_.get(), cols_.get(), values_.get());
   }
 
   void gather_values(const MatrixDesc& x, bool conjugate) override {

@@ -24,7 +24,8 @@ constexpr int64_t kMinRowsForThreads = 256;
 
 // Runs body(row, scratch) for every row on all threads; each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so a failed allocation is
-// recorded and rethrown as a status after the region.
+// recorded (the thread then skips its remaining rows) and rethrown as a
+// status after the region.
 template <class Scratch, class MakeScratch, class Body>
 void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
   std::atomic<bool> alloc_failed{false};
@@ -39,11 +40,101 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
       alloc_failed = true;
     }
 #pragma omp for schedule(dynamic, 64)
-    for (int64_t row = 0; row < rows; ++row)
-      if (ok) body(row, scratch);
+    for (int64_t row = 0; row < rows; ++row) {
+      if (!ok) continue;
+      try {
+        body(row, scratch);
+      } catch (const std::bad_alloc&) {
+        ok = false;
+        alloc_failed = true;
+      }
+    }
   }
   if (alloc_failed) fail(SPGEMM_STATUS_ALLOC_FAILED, "host backend: out of host memory");
 }
+
+// Row accumulators. Both sum a column's terms in the order they come (A's
+// entries in order, each with B's row in order, then D's row), so they give
+// the same bits.
+// Dense: a marker and a value per column of C, O(1) per term; its arrays have
+// B.cols entries per thread, so it serves products up to kDenseMaxCols
+// columns (2^27 columns took 4.2 GB on two threads).
+// Sorted: the row's terms in a list, stably sorted by column; memory follows
+// the row, not the width of C.
+constexpr int64_t kDenseMaxCols = int64_t{1} << 22;
+
+template <class Value, class Col>
+class DenseRow {
+ public:
+  DenseRow() = default;
+  explicit DenseRow(int64_t cols)
+      : marker_(static_cast<size_t>(cols), -1), acc_(static_cast<size_t>(cols)) {
+    cols_.reserve(static_cast<size_t>(cols));  // push_back below never allocates
+  }
+  void start(int64_t row) {
+    row_ = row;
+    cols_.clear();
+  }
+  void add(int64_t col, Value term) {
+    const auto c = static_cast<size_t>(col);
+    if (marker_[c] != row_) {
+      marker_[c] = row_;
+      acc_[c] = Value(0);
+      cols_.push_back(static_cast<Col>(col));
+    }
+    acc_[c] += term;
+  }
+  int64_t count() const { return static_cast<int64_t>(cols_.size()); }
+  // out(col, value) for every column of the row, in column order.
+  template <class Out>
+  void emit(Out&& out) {
+    std::sort(cols_.begin(), cols_.end());
+    for (const Col col : cols_) out(col, acc_[static_cast<size_t>(col)]);
+  }
+
+ private:
+  std::vector<int64_t> marker_;
+  std::vector<Value> acc_;
+  std::vector<Col> cols_;
+  int64_t row_ = -1;
+};
+
+template <class Value, class Col>
+class SortedRow {
+ public:
+  SortedRow() = default;
+  explicit SortedRow(int64_t) {}
+  void start(int64_t) { terms_.clear(); }
+  void add(int64_t col, Value term) { terms_.push_back({static_cast<Col>(col), term}); }
+  int64_t count() {
+    sort();
+    int64_t distinct = 0;
+    for (size_t i = 0; i < terms_.size(); ++i)
+      distinct += i == 0 || terms_[i].col != terms_[i - 1].col;
+    return distinct;
+  }
+  template <class Out>
+  void emit(Out&& out) {
+    sort();
+    for (size_t i = 0; i < terms_.size();) {
+      Value sum = Value(0);
+      const Col col = terms_[i].col;
+      for (; i < terms_.size() && terms_[i].col == col; ++i) sum += terms_[i].value;
+      out(col, sum);
+    }
+  }
+
+ private:
+  struct Term {
+    Col col;
+    Value value;
+  };
+  void sort() {
+    std::stable_sort(terms_.begin(), terms_.end(),
+                     [](const Term& x, const Term& y) { return x.col < y.col; });
+  }
+  std::vector<Term> terms_;
+};
 
 // X^T by counting sort: rows of X are visited in order, so every row of X^T
 // comes out sorted.
@@ -126,94 +217,70 @@ class HostEngine final : public Engine {
   void analyze(const Operands&) override {}
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
-    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
-    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
-    const auto D = addend_of(in);
-    std::vector<int64_t> row_nnz(static_cast<size_t>(A.rows));
-    // marker[col] == row + 1 once col was seen in this row: no clearing needed.
-    for_each_row<std::vector<int64_t>>(
-        A.rows, [&] { return std::vector<int64_t>(static_cast<size_t>(B.cols), 0); },
-        [&](int64_t row, std::vector<int64_t>& marker) {
-          int64_t count = 0;
-          auto see = [&](int64_t col) {
-            int64_t& mark = marker[static_cast<size_t>(col)];
-            if (mark != row + 1) {
-              mark = row + 1;
-              ++count;
-            }
-          };
-          for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-            const int64_t k = A.col(i);
-            for (int64_t j = B.begin(k); j < B.end(k); ++j) see(B.col(j));
-          }
-          if (D.offsets)
-            for (int64_t j = D.begin(row); j < D.end(row); ++j) see(D.col(j));
-          row_nnz[static_cast<size_t>(row)] = count;
-        });
+    const int64_t rows = in.A->rows;
+    std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
+    // values play no part here: the terms are zeros
+    for_each_row_of_c(in, Value(0), Value(0), [&](int64_t row, auto& acc) {
+      row_nnz[static_cast<size_t>(row)] = acc.count();
+    });
     int64_t total = 0;
     for (int64_t n : row_nnz) total += n;
     if (total > std::numeric_limits<Offset>::max() - c.base)
       return total;  // the plan reports the overflow; offsets are not written
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     int64_t running = c.base;
-    for (int64_t row = 0; row < A.rows; ++row) {
+    for (int64_t row = 0; row < rows; ++row) {
       offsets[row] = static_cast<Offset>(running);
       running += row_nnz[static_cast<size_t>(row)];
     }
-    offsets[A.rows] = static_cast<Offset>(running);
+    offsets[rows] = static_cast<Offset>(running);
     return total;
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha_ptr,
                const void* beta_ptr) override {
-    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
-    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
-    const auto D = addend_of(in);
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
-    struct Scratch {
-      std::vector<Value> acc;
-      std::vector<int64_t> marker;
-      std::vector<Col> cols;
-    };
-    for_each_row<Scratch>(
-        A.rows,
-        [&] {
-          Scratch s{std::vector<Value>(static_cast<size_t>(B.cols)),
-                    std::vector<int64_t>(static_cast<size_t>(B.cols), 0), {}};
-          // a row has at most B.cols entries: push_back below never allocates,
-          // so nothing can throw inside the OpenMP region
-          s.cols.reserve(static_cast<size_t>(B.cols));
-          return s;
-        },
-        [&](int64_t row, Scratch& s) {
-          s.cols.clear();
-          auto accumulate = [&](int64_t column, Value term) {
-            const auto col = static_cast<size_t>(column);
-            if (s.marker[col] != row + 1) {
-              s.marker[col] = row + 1;
-              s.acc[col] = Value(0);
-              s.cols.push_back(static_cast<Col>(col));
+    for_each_row_of_c(in, alpha, beta, [&](int64_t row, auto& acc) {
+      int64_t out = C.begin(row);
+      acc.emit([&](Col col, Value value) {
+        C.col_ind[out] = static_cast<Col>(col + C.base);
+        C.values[out] = value;
+        ++out;
+      });
+    });
+  }
+
+ private:
+  // done(row, accumulator) for every row of C, once its terms alpha * a * b
+  // and beta * d are in the accumulator (dense or sorted by C's width).
+  template <class Done>
+  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Done&& done) {
+    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
+    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
+    const auto D = addend_of(in);
+    auto run = [&](auto accumulator) {
+      using Row = decltype(accumulator);
+      for_each_row<Row>(
+          A.rows, [&] { return Row(B.cols); },
+          [&](int64_t row, Row& acc) {
+            acc.start(row);
+            for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+              const int64_t k = A.col(i);
+              const Value av = alpha * A.values[i];
+              for (int64_t j = B.begin(k); j < B.end(k); ++j) acc.add(B.col(j), av * B.values[j]);
             }
-            s.acc[col] += term;
-          };
-          for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-            const int64_t k = A.col(i);
-            const Value av = alpha * A.values[i];
-            for (int64_t j = B.begin(k); j < B.end(k); ++j) accumulate(B.col(j), av * B.values[j]);
-          }
-          if (D.offsets)
-            for (int64_t j = D.begin(row); j < D.end(row); ++j)
-              accumulate(D.col(j), beta * D.values[j]);
-          std::sort(s.cols.begin(), s.cols.end());
-          int64_t out = C.begin(row);
-          for (const Col col : s.cols) {
-            C.col_ind[out] = static_cast<Col>(col + C.base);
-            C.values[out] = s.acc[static_cast<size_t>(col)];
-            ++out;
-          }
-        });
+            if (D.offsets)
+              for (int64_t j = D.begin(row); j < D.end(row); ++j)
+                acc.add(D.col(j), beta * D.values[j]);
+            done(row, acc);
+          });
+    };
+    if (B.cols <= kDenseMaxCols)
+      run(DenseRow<Value, Col>());
+    else
+      run(SortedRow<Value, Col>());
   }
 };
 

@@ -81,3 +81,21 @@ TEST_CASE("host: a fully dense row of C", "[host][limits]") {
   INFO(diff);
   CHECK(diff.empty());
 }
+
+TEST_CASE("host: the wide-product accumulator gives the dense one's bits", "[host][limits]") {
+  // The same arrays declared 1000 and 2^22 + 1 columns wide: the host backend
+  // switches from its dense to its sorted accumulator above 2^22 columns; the
+  // products must be identical to the bit (both sum in the order of terms).
+  const auto A = uniform_random(3000, 500, 12, 21);
+  auto narrow = uniform_random(500, 1000, 30, 22);
+  auto wide = narrow;
+  wide.cols = (int64_t{1} << 22) + 1;
+  HostProduct<double> dense(A, narrow), sorted(A, wide);
+  REQUIRE(dense.symbolic(true) == sorted.symbolic(true));
+  dense.numeric(-1.5);
+  sorted.numeric(-1.5);
+  auto got = sorted.c();
+  got.cols = dense.c().cols;
+  CHECK(compare_identical(got, dense.c()).empty());
+  CHECK(compare_sampled_rows(dense.c(), A, narrow, -1.5, 30).empty());
+}

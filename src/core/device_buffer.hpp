@@ -15,7 +15,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(Context& ctx, size_t count)
-      : ctx_(&ctx), block_(ctx.allocate(count * sizeof(T))), count_(count) {}
+      : ctx_(&ctx), block_(ctx.allocate(count * sizeof(T))) {}
   ~DeviceBuffer() { reset(); }
   DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
@@ -23,7 +23,6 @@ class DeviceBuffer {
       reset();
       ctx_ = std::exchange(other.ctx_, nullptr);
       block_ = std::exchange(other.block_, WorkspaceBlock{});
-      count_ = std::exchange(other.count_, 0);
     }
     return *this;
   }
@@ -31,17 +30,15 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   T* get() const { return static_cast<T*>(block_.ptr); }
-  size_t size() const { return count_; }
+  size_t size() const { return block_.bytes / sizeof(T); }
   void reset() noexcept {
     if (ctx_) ctx_->release(block_);
     block_ = WorkspaceBlock{};
-    count_ = 0;
   }
 
  private:
   Context* ctx_ = nullptr;
   WorkspaceBlock block_;
-  size_t count_ = 0;
 };
 
 }  // namespace spgemm

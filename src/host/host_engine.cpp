@@ -219,8 +219,7 @@ class HostEngine final : public Engine {
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int64_t rows = in.A->rows;
     std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
-    // values play no part here: the terms are zeros
-    for_each_row_of_c(in, Value(0), Value(0), [&](int64_t row, auto& acc) {
+    for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, auto& acc) {
       row_nnz[static_cast<size_t>(row)] = acc.count();
     });
     int64_t total = 0;
@@ -242,7 +241,7 @@ class HostEngine final : public Engine {
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
-    for_each_row_of_c(in, alpha, beta, [&](int64_t row, auto& acc) {
+    for_each_row_of_c<true>(in, alpha, beta, [&](int64_t row, auto& acc) {
       int64_t out = C.begin(row);
       acc.emit([&](Col col, Value value) {
         C.col_ind[out] = static_cast<Col>(col + C.base);
@@ -255,7 +254,9 @@ class HostEngine final : public Engine {
  private:
   // done(row, accumulator) for every row of C, once its terms alpha * a * b
   // and beta * d are in the accumulator (dense or sorted by C's width).
-  template <class Done>
+  // Without Values (symbolic phase) the terms are zeros and no value array
+  // is read.
+  template <bool Values, class Done>
   void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Done&& done) {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
@@ -268,12 +269,13 @@ class HostEngine final : public Engine {
             acc.start(row);
             for (int64_t i = A.begin(row); i < A.end(row); ++i) {
               const int64_t k = A.col(i);
-              const Value av = alpha * A.values[i];
-              for (int64_t j = B.begin(k); j < B.end(k); ++j) acc.add(B.col(j), av * B.values[j]);
+              const Value av = Values ? alpha * A.values[i] : Value(0);
+              for (int64_t j = B.begin(k); j < B.end(k); ++j)
+                acc.add(B.col(j), Values ? av * B.values[j] : Value(0));
             }
             if (D.offsets)
               for (int64_t j = D.begin(row); j < D.end(row); ++j)
-                acc.add(D.col(j), beta * D.values[j]);
+                acc.add(D.col(j), Values ? beta * D.values[j] : Value(0));
             done(row, acc);
           });
     };

@@ -101,6 +101,7 @@ struct Record {
   std::string lib_error;
   LibTimes lib;
   double lib_numeric_again = kNaN;  // median of spgemmNumeric on an existing plan
+  double lib_numeric_unordered = kNaN;  // the same, spgemmSetDeterministic(handle, 0)
   int64_t lib_peak_bytes = -1;      // spgemmGetMemoryUsage peak, max over reps
 
   bool cus_ran = false, cus_ok = false;

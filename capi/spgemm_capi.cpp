@@ -195,6 +195,21 @@ SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, 
   });
 }
 
+SPGEMM_API spgemmStatus_t spgemmSetDeterministic(spgemmHandle_t handle, int enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_deterministic(enabled != 0);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(enabled, "enabled");
+    *enabled = handle->ctx->deterministic() ? 1 : 0;
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,
                                           void* values, spgemmIndexType_t offsetType,

@@ -231,6 +231,24 @@ module spgemm
       integer(c_int) :: status
     end function spgemmSetStructureVerification
 
+    ! enabled: 1 = on (the default), 0 = off: numeric phases add every entry's
+    ! terms in a fixed order, so results are the same bits in every run.
+    function spgemmSetDeterministic(handle, enabled) bind(C, name="spgemmSetDeterministic") &
+        result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), value :: enabled
+      integer(c_int) :: status
+    end function spgemmSetDeterministic
+
+    function spgemmGetDeterministic(handle, enabled) bind(C, name="spgemmGetDeterministic") &
+        result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: enabled
+      integer(c_int) :: status
+    end function spgemmGetDeterministic
+
     function spgemmGetStructureVerification(handle, enabled) &
         bind(C, name="spgemmGetStructureVerification") result(status)
       import :: c_ptr, c_int

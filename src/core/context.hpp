@@ -72,6 +72,10 @@ class Context {
   // the one analyzed.
   bool verify_structure() const { return verify_structure_; }
   void set_verify_structure(bool on) { verify_structure_ = on; }
+  // Whether numeric phases add every entry's terms in a fixed order
+  // (bitwise-reproducible results).
+  bool deterministic() const { return deterministic_; }
+  void set_deterministic(bool on) { deterministic_ = on; }
 
   // Small pinned host buffer for the one device->host readback per product.
   void* pinned_scratch(size_t bytes);
@@ -99,6 +103,7 @@ class Context {
   size_t peak_ = 0;
   bool input_checks_ = true;
   bool verify_structure_ = false;
+  bool deterministic_ = true;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
 };

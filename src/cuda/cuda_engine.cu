@@ -135,6 +135,7 @@ class CudaEngine final : public Engine {
                                          static_cast<Col*>(c.col_ind),
                                          static_cast<Value*>(c.values)};
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args, lanes_,
+                                       ctx_.deterministic(),
                                        numeric_counts_, &summary_.get()->numeric,
                                        numeric_rows_.get(), ctx_.stream());
   }

@@ -168,8 +168,9 @@ class DeviceProduct {
 // its own non-blocking stream.
 struct DeviceBackend {
   static constexpr const char* kName = "GPU";
-  // Floating-point sums on the GPU are not bitwise deterministic (yet).
-  static constexpr bool kBitwiseReproducible = false;
+  // Deterministic by default (spgemmSetDeterministic): the same bits on every
+  // thread and run.
+  static constexpr bool kBitwiseReproducible = true;
   template <class V>
   using Product = DeviceProduct<V>;
 

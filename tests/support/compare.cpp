@@ -94,6 +94,10 @@ template std::string compare_csr<double>(const HostCsr<double>&, const Reference
                                          double);
 template std::string compare_identical<float>(const HostCsr<float>&, const HostCsr<float>&);
 template std::string compare_identical<double>(const HostCsr<double>&, const HostCsr<double>&);
+template std::string compare_identical<std::complex<float>>(const HostCsr<std::complex<float>>&,
+                                                            const HostCsr<std::complex<float>>&);
+template std::string compare_identical<std::complex<double>>(const HostCsr<std::complex<double>>&,
+                                                             const HostCsr<std::complex<double>>&);
 template std::string compare_csr<std::complex<float>>(const HostCsr<std::complex<float>>&,
                                                       const ReferenceProduct<std::complex<float>>&,
                                                       double);

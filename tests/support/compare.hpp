@@ -58,5 +58,9 @@ std::string compare_identical(const HostCsr<V>& got, const HostCsr<V>& want);
 extern template std::string compare_identical<float>(const HostCsr<float>&, const HostCsr<float>&);
 extern template std::string compare_identical<double>(const HostCsr<double>&,
                                                       const HostCsr<double>&);
+extern template std::string compare_identical<std::complex<float>>(
+    const HostCsr<std::complex<float>>&, const HostCsr<std::complex<float>>&);
+extern template std::string compare_identical<std::complex<double>>(
+    const HostCsr<std::complex<double>>&, const HostCsr<std::complex<double>>&);
 
 }  // namespace spgemm_test

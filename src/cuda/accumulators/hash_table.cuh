@@ -47,7 +47,9 @@ struct SharedHashMap {
   Value* values;
   int log2_size;
 
-  __device__ void add(int key, Value value) const {
+  // The slot of key, claimed if the key was not there yet; -1 if the table
+  // is full.
+  __device__ int claim(int key) const {
     const int mask = (1 << log2_size) - 1;
     int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
     for (int probe = 0; probe <= mask; ++probe) {
@@ -56,12 +58,15 @@ struct SharedHashMap {
         const int previous = atomicCAS(&keys[slot], kEmptyKey, key);
         current = previous == kEmptyKey ? key : previous;
       }
-      if (current == key) {
-        atomic_add(&values[slot], value);
-        return;
-      }
+      if (current == key) return slot;
       slot = (slot + 1) & mask;
     }
+    return -1;
+  }
+
+  __device__ void add(int key, Value value) const {
+    const int slot = claim(key);
+    if (slot >= 0) atomic_add(&values[slot], value);
   }
 };
 

@@ -64,7 +64,16 @@ constexpr bool tables_fit_groups() {
   return true;
 }
 static_assert(tables_fit_groups(), "every table must be a multiple of its group size");
-inline constexpr int kMaxBins = kHashBinCount + 1;  // + the dense-window bin
+inline constexpr int kMaxBins = kHashBinCount + 1;
+
+// The largest block a kernel for rows of this group is launched with (its
+// __launch_bounds__, so that the compiler keeps it within the register file).
+constexpr int max_block_threads(Group group) {
+  int most = 32;
+  for (const HashBinSpec& b : kHashBins)
+    if (b.group == group && b.block_threads > most) most = b.block_threads;
+  return most;
+}  // + the dense-window bin
 
 // Numeric tables up to this size are put in order by rank counting
 // (sorting/rank_scatter.cuh), larger ones by a bitonic network
@@ -73,6 +82,13 @@ inline constexpr int kMaxBins = kHashBinCount + 1;  // + the dense-window bin
 // memory: at 128 slots that is 512 broadcast-read compares against 28 passes
 // of 2 exchanges per thread.
 inline constexpr int kRankSortMaxTable = 128;
+
+// Steps of its terms a warp stashes in registers (slots found, values
+// multiplied) before it waits for its turn to add them in the deterministic
+// numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
+// more of the loads overlapped with the other warps' adds, at 2 + the value's
+// size in 4-byte registers per step and thread.
+inline constexpr int kOrderedStash = 4;
 
 // Threads that count one row's products in the analysis pass: a few lanes
 // keep long rows of A from serializing on one thread (one thread per row took

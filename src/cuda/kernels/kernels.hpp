@@ -8,7 +8,18 @@
 
 #include <cuda_runtime_api.h>
 
+#include <type_traits>
+
 namespace spgemm::cuda {
+
+// Calls f(std::true_type{}) or f(std::false_type{}): kernels are compiled
+// for both values of a run-time option (an addend D, the order of adds)
+// rather than testing it in their inner loops.
+template <class F>
+void with_flag(bool flag, F&& f) {
+  if (flag) f(std::true_type{});
+  else f(std::false_type{});
+}
 
 // Writes the nnz of every binned row of C into row_nnz. Row counts are only
 // on the device: every bin is launched with a grid sized for `rows` rows and
@@ -37,12 +48,14 @@ struct NumericArgs {
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
 };
 
-// Fills C's columns and values. host_counts are the bin counts read back at
-// the end of the symbolic phase, so empty bins are skipped and grids are
-// exact.
+// Fills C's columns and values, adding each entry's terms in a fixed order
+// when `ordered` (bitwise-reproducible results). host_counts are the bin
+// counts read back at the end of the symbolic phase, so empty bins are
+// skipped and grids are exact.
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int lanes, const BinCounts& host_counts,
-                    const BinCounts* counts, const int* binned_rows, cudaStream_t stream);
+                    const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
+                    const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
+                    cudaStream_t stream);
 
 }  // namespace spgemm::cuda

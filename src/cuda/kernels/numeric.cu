@@ -4,6 +4,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/kernels/ordered_loop.cuh"
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/block_compact.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
@@ -20,13 +21,15 @@ namespace spgemm::cuda {
 
 namespace {
 
-// The kernels below are compiled with and without an addend D: the loop
+// The kernels below are compiled with and without an addend D (the loop
 // over D's entries, even when skipped at run time, slowed the warp kernels by
-// 40% (G3_circuit numeric 1.30 -> 1.89 ms, H200).
+// 40%: G3_circuit numeric 1.30 -> 1.89 ms, H200), and with the terms added in
+// a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
+// shared-memory atomics in whatever order they come.
 
 // One group per row: accumulate in a shared hash map, sort it, copy out.
-template <Group G, bool Addend, class Value, class Offset, class Col>
-__global__ void hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts,
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
+__global__ void __launch_bounds__(max_block_threads(G)) hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts,
                                     int bin, const int* __restrict__ binned_rows, int log2_table,
                                     int lanes) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -51,13 +54,21 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const 
       keys[s] = kEmptyKey;
       values[s] = Value(0);
     }
+    if (rank == 0) *counter = 0;  // the warps' turns (Ordered, blocks)
     group.sync();
-    for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
-      map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
-    });
-    if constexpr (Addend)
-      for_each_addend(args.D, row, rank, threads,
-                      [&](int col, Offset d) { map.add(col, args.beta * args.d_values[d]); });
+    if constexpr (Ordered) {
+      const WarpTurns turns{G == Group::block ? reinterpret_cast<unsigned*>(counter) : nullptr};
+      add_row_in_order<Addend>(
+          args, row, rank, threads, lanes,
+          [&](int col, int& at) { return (at = map.claim(col)) >= 0; }, values, turns);
+    } else {
+      for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
+        map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
+      });
+      if constexpr (Addend)
+        for_each_addend(args.D, row, rank, threads,
+                        [&](int col, Offset d) { map.add(col, args.beta * args.d_values[d]); });
+    }
     group.sync();
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -84,7 +95,7 @@ __global__ void hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const 
 
 // One block per long row: a dense value array with a bitmask over windows of
 // the row's column range; each window is compacted in column order.
-template <bool Addend, class Value, class Offset, class Col>
+template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
                          const int* __restrict__ binned_rows, int window, int lanes) {
@@ -94,6 +105,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     typename BlockReduce::TempStorage reduce;
     typename BlockScan::TempStorage scan;
   } temp;
+  __shared__ unsigned turn_counter;  // the warps' turns (Ordered)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
@@ -115,18 +127,32 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = (span + 31) / 32;
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
+      if (threadIdx.x == 0) turn_counter = 0;
       __syncthreads();
-      auto add = [&](int col, Value term) {
-        const long long offset = col - w0;
-        if (offset >= 0 && offset < window) acc.add(static_cast<int>(offset), term);
-      };
-      for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
-                       [&](int col, Offset a, Offset b) {
-                         add(col, args.alpha * args.a_values[a] * args.b_values[b]);
-                       });
-      if constexpr (Addend)
-        for_each_addend(args.D, row, threadIdx.x, blockDim.x,
-                        [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
+      if constexpr (Ordered) {
+        add_row_in_order<Addend>(
+            args, row, threadIdx.x, blockDim.x, lanes,
+            [&](int col, int& offset) {
+              const long long o = col - w0;
+              if (o < 0 || o >= window) return false;
+              offset = static_cast<int>(o);
+              acc.mask.set(offset);
+              return true;
+            },
+            acc.values, WarpTurns{&turn_counter});
+      } else {
+        auto add = [&](int col, Value term) {
+          const long long offset = col - w0;
+          if (offset >= 0 && offset < window) acc.add(static_cast<int>(offset), term);
+        };
+        for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
+                         [&](int col, Offset a, Offset b) {
+                           add(col, args.alpha * args.a_values[a] * args.b_values[b]);
+                         });
+        if constexpr (Addend)
+          for_each_addend(args.D, row, threadIdx.x, blockDim.x,
+                          [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
+      }
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.
@@ -154,11 +180,11 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-template <Group G, bool Addend, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, int rows_in_bin,
                      const NumericArgs<Value, Offset, Col>& args, int lanes,
                      const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
-  auto kernel = hash_numeric_kernel<G, Addend, Value, Offset, Col>;
+  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_bin, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
@@ -169,7 +195,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-template <bool Addend, class Value, class Offset, class Col>
+template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int lanes,
                  const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
@@ -180,18 +206,18 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
     const HashBinLaunch& b = layout.hash[bin];
     switch (b.spec.group) {
       case Group::warp:
-        launch_hash_bin<Group::warp, Addend>(limits, b, bin, rows_in_bin, args, lanes, counts,
-                                             binned_rows, stream);
+        launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
+                                                      counts, binned_rows, stream);
         break;
       case Group::block:
-        launch_hash_bin<Group::block, Addend>(limits, b, bin, rows_in_bin, args, lanes, counts,
-                                              binned_rows, stream);
+        launch_hash_bin<Group::block, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
+                                                       counts, binned_rows, stream);
         break;
     }
   }
   const int long_rows = host_counts.count[layout.dense_bin()];
   if (long_rows == 0) return;
-  auto kernel = dense_numeric_kernel<Addend, Value, Offset, Col>;
+  auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
   const size_t smem_limit = dynamic_smem_limit(kernel, limits);
   // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
   const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
@@ -206,18 +232,21 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
 
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int lanes, const BinCounts& host_counts,
-                    const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
-  if (args.D.offsets)
-    launch_bins<true>(limits, layout, args, lanes, host_counts, counts, binned_rows, stream);
-  else
-    launch_bins<false>(limits, layout, args, lanes, host_counts, counts, binned_rows, stream);
+                    const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
+                    const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
+                    cudaStream_t stream) {
+  with_flag(args.D.offsets != nullptr, [&](auto addend) {
+    with_flag(ordered, [&](auto in_order) {
+      launch_bins<addend, in_order>(limits, layout, args, lanes, host_counts, counts, binned_rows,
+                                    stream);
+    });
+  });
 }
 
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int,     \
-      const BinCounts&, const BinCounts*, const int*, cudaStream_t);
+      bool, const BinCounts&, const BinCounts*, const int*, cudaStream_t);
 #define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)

@@ -137,10 +137,9 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                      const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
                      cudaStream_t stream) {
-  if (D.offsets)
-    launch_bins<true>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
-  else
-    launch_bins<false>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+  with_flag(D.offsets != nullptr, [&](auto addend) {
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+  });
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \

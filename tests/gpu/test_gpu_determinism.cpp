@@ -1,0 +1,138 @@
+// Deterministic results (the default, spgemmSetDeterministic): the same
+// product gives the same bits on every run, with the same plan, a new plan
+// and a new handle, on matrices whose rows of C land in every bin (warp and
+// block hash tables, dense windows), with repeated column indices and with an
+// addend D. Values span 2^-30 .. 2^30, so a different order of the adds
+// would change the rounding. Every run is also checked against the oracle,
+// and so is the opt-in non-deterministic mode (whose differing runs are
+// counted and printed, not asserted: they depend on the scheduling).
+#include "catch_main_skip.hpp"
+#include "csr_defects.hpp"
+#include "device_product.hpp"
+#include "layout_product.hpp"
+#include "random.hpp"
+#include "value_traits.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+
+using namespace spgemm_test;
+
+namespace {
+
+// Signs and magnitudes spread over 60 binades (fixed seed).
+template <class V>
+HostCsr<V> spread_values(const HostCsr<double>& m, uint64_t seed) {
+  HostCsr<V> out = convert_values<V>(m);
+  Rng rng(seed);
+  auto spread = [&] { return std::ldexp(rng.value(), static_cast<int>(rng.next() % 61) - 30); };
+  for (V& v : out.values) {
+    const double re = spread();
+    v = make_value<V>(re, spread());
+  }
+  return out;
+}
+
+struct Spec {
+  const char* name;
+  HostCsr<double> (*make)();
+};
+
+// Rows of C in every bin: short rows (warp tables), 300-5000 entries (block
+// tables), more than 8192 (dense windows); a row of A with a single entry
+// and a long row of B (widened lanes); unsorted rows with repeated columns.
+const Spec kSpecs[] = {
+    {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
+    {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},
+    {"banded:3000:200", [] { return generate("banded:3000:200"); }},
+    {"hub:20000", [] { return generate("hub:20000"); }},
+    {"longrows:20000", [] { return generate("longrows:20000"); }},
+    {"repeated powerlaw:3000",
+     [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
+};
+
+template <class V, class Offset, class Col>
+struct Runs {
+  HostCsr<V> first, again, fresh;  // one plan twice, then a new handle and plan
+};
+
+template <class V, class Offset, class Col>
+Runs<V, Offset, Col> run_three_times(int deterministic, const HostCsr<V>& A,
+                                     const ProductOptions<V>& options) {
+  Runs<V, Offset, Col> runs;
+  const V alpha = V(-1.25);
+  for (int handle_no = 0; handle_no < 2; ++handle_no) {
+    Handle handle;
+    spgemm_ok(spgemmSetDeterministic(handle.h, deterministic), "spgemmSetDeterministic");
+    auto [one, two] = layout_product<V, Offset, Col>(handle.h, A, A, A, A, alpha, 0,
+                                                     SPGEMM_MEMORY_DEVICE, options);
+    if (handle_no == 0) {
+      runs.first = std::move(one);
+      runs.again = std::move(two);
+    } else {
+      runs.fresh = std::move(one);
+    }
+  }
+  return runs;
+}
+
+template <class V, class Offset, class Col>
+void check_spec(const Spec& spec, bool with_addend) {
+  const HostCsr<V> A = spread_values<V>(spec.make(), 11);
+  const HostCsr<V> D = spread_values<V>(spec.make(), 12);
+  ProductOptions<V> options;
+  if (with_addend) {
+    options.D = &D;
+    options.D2 = &D;
+    options.beta = V(0.5);
+  }
+  const ReferenceProduct<V> reference =
+      reference_spgemm(A, A, V(-1.25), with_addend ? &D : nullptr, V(0.5));
+  INFO(spec.name << (with_addend ? " + beta*D" : ""));
+  // Spread values cancel: compare against the oracle relative to the sum of
+  // the terms' magnitudes (compare.hpp does), with a float's or double's rtol.
+  const auto det = run_three_times<V, Offset, Col>(1, A, options);
+  for (const HostCsr<V>* run : {&det.first, &det.again, &det.fresh}) {
+    const std::string diff = compare_csr(*run, reference, default_rtol<V>());
+    INFO(diff);
+    CHECK(diff.empty());
+  }
+  const std::string again = compare_identical(det.again, det.first);
+  const std::string fresh = compare_identical(det.fresh, det.first);
+  INFO("same plan: " << again << "; new handle: " << fresh);
+  CHECK(again.empty());
+  CHECK(fresh.empty());
+
+  const auto fast = run_three_times<V, Offset, Col>(0, A, options);
+  int differing = 0;
+  for (const HostCsr<V>* run : {&fast.first, &fast.again, &fast.fresh}) {
+    const std::string diff = compare_csr(*run, reference, default_rtol<V>());
+    INFO(diff);
+    CHECK(diff.empty());
+    differing += compare_identical(*run, det.first).empty() ? 0 : 1;
+  }
+  std::printf("%-24s %-8s %zu-byte values: non-deterministic mode, runs differing from the "
+              "deterministic one: %d of 3\n",
+              spec.name, with_addend ? "+beta*D" : "", sizeof(V), differing);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU results are the same bits on every run (deterministic default)", "[gpu]",
+                   (Layout<float, int32_t, int32_t>), (Layout<double, int32_t, int32_t>),
+                   (Layout<std::complex<double>, int64_t, int64_t>)) {
+  using V = typename TestType::Value;
+  Handle handle;
+  int enabled = -1;
+  spgemm_ok(spgemmGetDeterministic(handle.h, &enabled), "spgemmGetDeterministic");
+  REQUIRE(enabled == 1);
+  for (const Spec& spec : kSpecs) {
+    check_spec<V, typename TestType::Offset, typename TestType::Col>(spec, false);
+    check_spec<V, typename TestType::Offset, typename TestType::Col>(spec, true);
+  }
+}
+
+int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

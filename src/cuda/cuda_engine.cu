@@ -67,7 +67,8 @@ class CudaEngine final : public Engine {
   explicit CudaEngine(Context& ctx)
       : ctx_(ctx),
         symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
-        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value))) {}
+        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value),
+                                        ordered_scratch_bytes<Offset>())) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);

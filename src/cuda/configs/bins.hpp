@@ -73,6 +73,22 @@ constexpr int max_block_threads(Group group) {
   for (const HashBinSpec& b : kHashBins)
     if (b.group == group && b.block_threads > most) most = b.block_threads;
   return most;
+}
+
+// Steps of its terms a warp stashes in registers (slots found, values
+// multiplied) before it waits for its turn to add them in the deterministic
+// numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
+// more of the loads overlapped with the other warps' adds, at 2 + the value's
+// size in 4-byte registers per step and thread.
+inline constexpr int kOrderedStash = 4;
+
+// Static shared memory of the deterministic numeric kernels beside their
+// tables: where each of a chunk of A's entries starts, for the largest block.
+template <class Offset>
+constexpr size_t ordered_scratch_bytes() {
+  return static_cast<size_t>(max_block_threads(Group::block)) *
+             (sizeof(long long) + sizeof(Offset)) +
+         32 * sizeof(long long);
 }  // + the dense-window bin
 
 // Numeric tables up to this size are put in order by rank counting
@@ -82,13 +98,6 @@ constexpr int max_block_threads(Group group) {
 // memory: at 128 slots that is 512 broadcast-read compares against 28 passes
 // of 2 exchanges per thread.
 inline constexpr int kRankSortMaxTable = 128;
-
-// Steps of its terms a warp stashes in registers (slots found, values
-// multiplied) before it waits for its turn to add them in the deterministic
-// numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
-// more of the loads overlapped with the other warps' adds, at 2 + the value's
-// size in 4-byte registers per step and thread.
-inline constexpr int kOrderedStash = 4;
 
 // Threads that count one row's products in the analysis pass: a few lanes
 // keep long rows of A from serializing on one thread (one thread per row took
@@ -119,14 +128,16 @@ struct HashBinLaunch {
 };
 
 // The bins usable on this device for slots of entry_bytes each (4 in the
-// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase).
+// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase), with
+// reserved_bytes of static shared memory beside the tables.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   BinThresholds thresholds;
   int dense_bin() const { return static_cast<int>(hash.size()); }
 };
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes);
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes,
+                          size_t reserved_bytes = 0);
 
 // Threads per product row of B ("lanes"): matched to B's average row length
 // so that short B rows do not leave most of a warp idle.

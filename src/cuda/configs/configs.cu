@@ -4,7 +4,7 @@
 
 namespace spgemm::cuda {
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes) {
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes) {
   BinLayout layout;
   for (const HashBinSpec& spec : kHashBins) {
     const int rows_per_block =
@@ -12,7 +12,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes) {
     // tables + one counter per row in the block
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
-    if (smem > limits.max_smem_per_block) break;  // larger bins do not fit either
+    if (smem + reserved_bytes > limits.max_smem_per_block) break;  // larger bins do not fit either
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
     layout.hash.push_back({spec, smem, rows_per_block});
   }

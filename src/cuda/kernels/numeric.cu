@@ -57,9 +57,14 @@ __global__ void __launch_bounds__(max_block_threads(G)) hash_numeric_kernel(Nume
     if (rank == 0) *counter = 0;  // the warps' turns (Ordered, blocks)
     group.sync();
     if constexpr (Ordered) {
+      __shared__ long long starts[max_block_threads(G)];
+      __shared__ Offset b_begins[max_block_threads(G)];
+      __shared__ long long partial[32];
+      const ChunkScratch<Offset> scratch{starts + slot * threads, b_begins + slot * threads,
+                                         partial};
       const WarpTurns turns{G == Group::block ? reinterpret_cast<unsigned*>(counter) : nullptr};
       add_row_in_order<Addend>(
-          args, row, rank, threads, lanes,
+          args, row, rank, threads, scratch,
           [&](int col, int& at) { return (at = map.claim(col)) >= 0; }, values, turns);
     } else {
       for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
@@ -130,8 +135,11 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       if (threadIdx.x == 0) turn_counter = 0;
       __syncthreads();
       if constexpr (Ordered) {
+        __shared__ long long starts[kDenseBlockThreads];
+        __shared__ Offset b_begins[kDenseBlockThreads];
+        __shared__ long long partial[32];
         add_row_in_order<Addend>(
-            args, row, threadIdx.x, blockDim.x, lanes,
+            args, row, threadIdx.x, blockDim.x, ChunkScratch<Offset>{starts, b_begins, partial},
             [&](int col, int& offset) {
               const long long o = col - w0;
               if (o < 0 || o >= window) return false;

@@ -1,15 +1,18 @@
 // The deterministic counterpart of row_loop.cuh's for_each_product and
-// for_each_addend: the same products, added in a fixed order
+// for_each_addend: the same terms, added in a fixed order
 // (accumulators/ordered_add.cuh).
 //
-// A row's terms come in segments: an entry a_ik of A gives the row k of B
-// scaled by alpha * a_ik, and D's row (scaled by beta) is one more. Segments
-// are taken `threads / lanes` at a time (a round), `lanes` threads striding
-// over each; a round runs in batches of kOrderedStash strides, and each
-// batch is one turn: every thread finds the slots of its terms first (in
-// parallel with the other warps' adds), then its warp adds them when its
-// turn comes. The order of adds, and so every bit of the result, depends
-// only on the structure of the operands and the launch configuration.
+// A row's products are numbered: the entries of A's row are taken `threads`
+// at a time (a chunk), a group-wide scan of their rows of B's lengths gives
+// every product of the chunk a number, and product p is found back from p by
+// a binary search over the chunk's starts in shared memory. So every thread
+// has a term in every step, whatever the lengths of B's rows (striding over
+// each row of B instead left most lanes idle on short rows: 13x slower on
+// R-MAT). The numbered terms go in batches of threads * kOrderedStash: each
+// thread finds the slots of its kOrderedStash terms (in parallel with the
+// other warps' adds), then its warp adds them when its turn comes. The order
+// of the adds, and so every bit of C, depends only on the structure of the
+// operands and the launch configuration.
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"
@@ -18,96 +21,135 @@
 
 namespace spgemm::cuda {
 
-// A run of terms: positions [begin, begin + length) of B's (or D's) entries,
-// each multiplied by scale.
-template <class Value, class Offset>
-struct Segment {
-  Offset begin = 0;
-  Offset length = 0;
-  Value scale = Value(0);
+// Shared memory of one group for one chunk of A's entries.
+template <class Offset>
+struct ChunkScratch {
+  long long* start;     // [threads]: number of the chunk's first product of each entry
+  Offset* b_begin;      // [threads]: where that entry's row of B begins
+  long long* partial;   // [32]: per-warp totals of the scan (blocks only)
 };
 
-__device__ __forceinline__ long long warp_max(long long x) {
-  for (int offset = 16; offset > 0; offset /= 2) x = max(x, __shfl_xor_sync(kFullWarp, x, offset));
-  return x;
+__device__ __forceinline__ void group_sync(int threads) {
+  if (threads == 32) __syncwarp();
+  else __syncthreads();
 }
 
-// open(e) -> Segment for e in [0, segments); locate(segment, position,
-// slot&) -> whether the term at that position has a slot in the accumulator
-// (it claims one if needed); term(segment, position) -> its value. Every
-// thread of the group calls this (it is collective); `turn` counts the
-// group's turns so far and carries over between calls on the same row.
-template <class Value, class Open, class Locate, class Term>
-__device__ void add_segments_in_order(int segments, int rank, int threads, int lanes, Open&& open,
-                                      Locate&& locate, Term&& term, Value* values,
-                                      WarpTurns turns, unsigned& turn) {
+// Exclusive prefix sum over the group (a warp, or the whole block); total
+// gets the sum of all. Group-collective.
+__device__ __forceinline__ long long group_exclusive_sum(long long x, int rank, int threads,
+                                                         long long* partial, long long& total) {
+  const int lane = rank & 31;
+  long long inclusive = x;
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const long long up = __shfl_up_sync(kFullWarp, inclusive, offset);
+    if (lane >= offset) inclusive += up;
+  }
+  const long long warp_total = __shfl_sync(kFullWarp, inclusive, 31);
+  if (threads == 32) {
+    total = warp_total;
+    return inclusive - x;
+  }
+  const int warp = rank / 32;
+  const int warps = threads / 32;
+  if (lane == 31) partial[warp] = warp_total;
+  __syncthreads();
+  long long before = 0;
+  total = 0;
+  for (int w = 0; w < warps; ++w) {  // at most 32 broadcast reads
+    const long long t = partial[w];
+    if (w < warp) before += t;
+    total += t;
+  }
+  __syncthreads();  // partial is reused by the next scan
+  return before + inclusive - x;
+}
+
+// Adds terms 0 .. count-1 (count the same on every thread of the group):
+// term(p, slot&, value&) -> whether term p has a slot in the accumulator
+// (false: e.g. outside the dense window). `turn` counts the group's turns
+// and carries over between calls on the same row. Group-collective.
+template <class Value, class Term>
+__device__ void add_terms_in_order(long long count, int rank, int threads, Term&& term,
+                                   Value* values, WarpTurns turns, unsigned& turn) {
   const unsigned warps = static_cast<unsigned>(threads / 32);
   const unsigned warp = static_cast<unsigned>(rank / 32);
-  const int lane = rank & 31;
-  const int per_round = threads / lanes;
-  for (int first = 0; first < segments; first += per_round) {
-    const int mine = first + rank / lanes;
-    const auto segment = mine < segments ? open(mine) : decltype(open(0)){};
-    // Every warp finds the round's longest segment itself, so all of them
-    // agree on the number of batches (and turns) without a barrier.
-    long long longest = 0;
-    for (int i = lane; i < per_round && first + i < segments; i += 32)
-      longest = max(longest, static_cast<long long>(open(first + i).length));
-    longest = warp_max(longest);
-    for (long long batch = 0; batch < longest; batch += static_cast<long long>(kOrderedStash) * lanes) {
-      bool valid[kOrderedStash];
-      int slot[kOrderedStash];
-      Value value[kOrderedStash];
+  const long long step = threads;
+  for (long long base = 0; base < count; base += step * kOrderedStash) {
+    bool valid[kOrderedStash];
+    int slot[kOrderedStash];
+    Value value[kOrderedStash];
 #pragma unroll
-      for (int s = 0; s < kOrderedStash; ++s) {
-        const long long position = batch + static_cast<long long>(s) * lanes + rank % lanes;
-        slot[s] = 0;
-        valid[s] = position < segment.length && locate(segment, position, slot[s]);
-        value[s] = valid[s] ? term(segment, position) : Value(0);
-      }
-      turns.wait(turn * warps + warp);
-#pragma unroll
-      for (int s = 0; s < kOrderedStash; ++s) add_in_lane_order(values, valid[s], slot[s], value[s]);
-      turns.pass(turn * warps + warp);
-      ++turn;
+    for (int s = 0; s < kOrderedStash; ++s) {
+      const long long p = base + s * step + rank;
+      slot[s] = 0;
+      value[s] = Value(0);
+      valid[s] = p < count && term(p, slot[s], value[s]);
     }
+    turns.wait(turn * warps + warp);
+#pragma unroll
+    for (int s = 0; s < kOrderedStash; ++s)
+      if (base + s * step < count)  // the same on every lane: whole steps are skipped
+        add_in_lane_order(values, valid[s], slot[s], value[s]);
+    turns.pass(turn * warps + warp);
+    ++turn;
   }
 }
 
-// All the terms of `row` of C: the products, then D's entries (Addend).
-// Group-collective; lanes as for for_each_product (widened for blocks whose
-// row of A is short).
+// All the terms of `row` of C, products then (Addend) D's entries, through
+// locate(col, slot&) -> whether the column has a slot. Group-collective.
 template <bool Addend, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                                 int threads, int lanes, Locate&& locate_col, Value* values,
-                                 WarpTurns turns) {
-  using Run = Segment<Value, Offset>;
+                                 int threads, const ChunkScratch<Offset>& scratch,
+                                 Locate&& locate, Value* values, WarpTurns turns) {
   const auto& A = args.A;
   const auto& B = args.B;
-  const auto& D = args.D;
   const Offset a_begin = A.begin(row);
   const int entries = static_cast<int>(A.end(row) - a_begin);
-  lanes = widened_lanes(threads, lanes, entries);
   unsigned turn = 0;
-  auto product_term = [&](const Run& r, long long p) { return r.scale * args.b_values[r.begin + p]; };
-  add_segments_in_order(
-      entries, rank, threads, lanes,
-      [&](int e) {
-        const Offset a = a_begin + e;
-        const int k = A.col(a);
-        const Offset begin = B.begin(k);
-        return Run{begin, B.end(k) - begin, args.alpha * args.a_values[a]};
-      },
-      [&](const Run& r, long long p, int& slot) { return locate_col(B.col(r.begin + p), slot); },
-      product_term, values, turns, turn);
+  for (int chunk = 0; chunk < entries; chunk += threads) {
+    const int e = chunk + rank;
+    Offset b_begin = 0;
+    long long length = 0;
+    if (e < entries) {
+      const int k = A.col(a_begin + e);
+      b_begin = B.begin(k);
+      length = static_cast<long long>(B.end(k) - b_begin);
+    }
+    long long products = 0;
+    scratch.start[rank] = group_exclusive_sum(length, rank, threads, scratch.partial, products);
+    scratch.b_begin[rank] = b_begin;
+    group_sync(threads);
+    const int last = min(threads, entries - chunk) - 1;
+    const Offset a_chunk = a_begin + chunk;
+    add_terms_in_order(
+        products, rank, threads,
+        [&](long long p, int& slot, Value& value) {
+          // the last entry starting at or before p (entries without
+          // products share their start with the next one)
+          int lo = 0, hi = last;
+          while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (scratch.start[mid] <= p) lo = mid;
+            else hi = mid - 1;
+          }
+          const Offset b = scratch.b_begin[lo] + static_cast<Offset>(p - scratch.start[lo]);
+          if (!locate(B.col(b), slot)) return false;
+          value = args.alpha * args.a_values[a_chunk + lo] * args.b_values[b];
+          return true;
+        },
+        values, turns, turn);
+    group_sync(threads);  // the scratch is reused by the next chunk
+  }
   if constexpr (Addend) {
-    const Offset d_begin = D.begin(row);
-    add_segments_in_order(
-        1, rank, threads, threads,
-        [&](int) { return Run{d_begin, D.end(row) - d_begin, args.beta}; },
-        [&](const Run& r, long long p, int& slot) { return locate_col(D.col(r.begin + p), slot); },
-        [&](const Run& r, long long p) { return r.scale * args.d_values[r.begin + p]; }, values, turns,
-        turn);
+    const Offset d_begin = args.D.begin(row);
+    add_terms_in_order(
+        static_cast<long long>(args.D.end(row) - d_begin), rank, threads,
+        [&](long long p, int& slot, Value& value) {
+          if (!locate(args.D.col(d_begin + p), slot)) return false;
+          value = args.beta * args.d_values[d_begin + p];
+          return true;
+        },
+        values, turns, turn);
   }
 }
 

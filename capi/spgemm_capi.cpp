@@ -314,6 +314,23 @@ SPGEMM_API spgemmStatus_t spgemmPlanDestroy(spgemmPlan_t plan) {
   return guarded(__func__, [&] { delete plan; });
 }
 
+SPGEMM_API spgemmStatus_t spgemmPlanGetWorkspaceSize(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                     size_t* bytes) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    require_output(bytes, "bytes");
+    *bytes = plan->plan->workspace_bytes();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanSetWorkspace(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 void* buffer, size_t bytes) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    plan->plan->set_workspace(buffer, bytes);
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmAnalyze(spgemmHandle_t handle, spgemmPlan_t plan) {
   return guarded(__func__, [&] {
     require_plan(handle, plan);

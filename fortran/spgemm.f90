@@ -370,6 +370,29 @@ module spgemm
       integer(c_int) :: status
     end function spgemmPlanDestroy
 
+    ! The most device workspace the plan holds at once (0 for host memory)
+    function spgemmPlanGetWorkspaceSize(handle, plan, bytes) &
+        bind(C, name="spgemmPlanGetWorkspaceSize") result(status)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: handle
+      type(c_ptr), value :: plan
+      integer(c_size_t), intent(out) :: bytes
+      integer(c_int) :: status
+    end function spgemmPlanGetWorkspaceSize
+
+    ! buffer: device memory (cudaMalloc), 256-byte aligned, at least the size
+    ! above, kept until spgemmPlanDestroy; set before spgemmAnalyze.
+    ! c_null_ptr and 0: back to the handle's pool or allocator.
+    function spgemmPlanSetWorkspace(handle, plan, buffer, bytes) &
+        bind(C, name="spgemmPlanSetWorkspace") result(status)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: handle
+      type(c_ptr), value :: plan
+      type(c_ptr), value :: buffer
+      integer(c_size_t), value :: bytes
+      integer(c_int) :: status
+    end function spgemmPlanSetWorkspace
+
     function spgemmAnalyze(handle, plan) bind(C, name="spgemmAnalyze") result(status)
       import :: c_ptr, c_int
       type(c_ptr), value :: handle

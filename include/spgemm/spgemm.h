@@ -106,8 +106,9 @@ SPGEMM_API spgemmStatus_t spgemmCreate(spgemmHandle_t* handle);
 SPGEMM_API spgemmStatus_t spgemmDestroy(spgemmHandle_t handle); /* NULL ok */
 SPGEMM_API spgemmStatus_t spgemmSetStream(spgemmHandle_t handle, cudaStream_t stream);
 SPGEMM_API spgemmStatus_t spgemmGetStream(spgemmHandle_t handle, cudaStream_t* stream);
-/* Device workspace in use from the handle's memory pool now, and its peak
- * since the handle was created or the peak was last reset. */
+/* Device workspace held by the handle's plans now, and its peak since the
+ * handle was created or the peak was last reset: from the handle's pool, the
+ * caller's allocator, or buffers given with spgemmPlanSetWorkspace alike. */
 SPGEMM_API spgemmStatus_t spgemmGetMemoryUsage(spgemmHandle_t handle, size_t* currentBytes,
                                                size_t* peakBytes);
 SPGEMM_API spgemmStatus_t spgemmResetPeakMemoryUsage(spgemmHandle_t handle);
@@ -193,6 +194,35 @@ SPGEMM_API spgemmStatus_t spgemmPlanCreateWithAddend(spgemmHandle_t handle, spge
                                                      spgemmConstMatDescr_t D, spgemmMatDescr_t C,
                                                      cudaDataType computeType);
 SPGEMM_API spgemmStatus_t spgemmPlanDestroy(spgemmPlan_t plan); /* NULL ok */
+
+/* Optional: the plan's device workspace in a buffer of the caller's (by
+ * default it comes from the handle's pool or the caller's allocator).
+ * spgemmPlanGetWorkspaceSize: the most device workspace the plan can hold
+ * at once over its whole life (spgemmAnalyze with input checks and
+ * structure verification, transposes for op != N, spgemmSymbolic, any
+ * number of numeric phases, re-analysis). An upper bound from the shapes,
+ * types and operations given at spgemmPlanCreate; runs no kernel. 0 for
+ * host-memory plans. */
+SPGEMM_API spgemmStatus_t spgemmPlanGetWorkspaceSize(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                     size_t* bytes);
+/* spgemmPlanSetWorkspace: the plan then takes all of its device workspace
+ * from [buffer, buffer + bytes) instead of the handle's pool or allocator.
+ * Rules:
+ * - call it before the plan's first spgemmAnalyze (or spgemmSymbolic, which
+ *   analyzes): SPGEMM_STATUS_INVALID_STATE after;
+ * - buffer: device memory of the handle's device, aligned to 256 bytes
+ *   (cudaMalloc's pointers are), and bytes >= spgemmPlanGetWorkspaceSize:
+ *   SPGEMM_STATUS_INVALID_VALUE otherwise;
+ * - buffer NULL and bytes 0: back to the handle's pool or allocator;
+ * - the buffer must stay valid until spgemmPlanDestroy; the library never
+ *   frees it. Work on it is ordered on the handle's stream: reuse it only
+ *   after that stream's work is done (after spgemmPlanDestroy, once the
+ *   stream has been synchronized);
+ * - its blocks count in spgemmGetMemoryUsage like any workspace.
+ * Host-memory plans accept a buffer (same rules) and never use it. */
+SPGEMM_API spgemmStatus_t spgemmPlanSetWorkspace(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 void* buffer, size_t bytes);
+
 /* Row statistics of the product (structure of A and B only). */
 SPGEMM_API spgemmStatus_t spgemmAnalyze(spgemmHandle_t handle, spgemmPlan_t plan);
 /* Writes C's row offsets (C's rowOffsets pointer must be set), stores nnz(C)

@@ -1,5 +1,6 @@
 #include "core/context.hpp"
 
+#include "core/arena.hpp"
 #include "core/error.hpp"
 
 #include <cstdint>
@@ -62,9 +63,11 @@ Context::~Context() {
 }
 
 WorkspaceBlock Context::allocate(size_t bytes) {
-  WorkspaceBlock block{nullptr, bytes, allocator_};
+  WorkspaceBlock block{nullptr, bytes, allocator_, arena_};
   if (bytes == 0) return block;
-  if (allocator_.alloc) {
+  if (arena_) {
+    block.ptr = arena_->allocate(bytes);
+  } else if (allocator_.alloc) {
     if (allocator_.alloc(allocator_.user, &block.ptr, bytes, stream_) != 0 || !block.ptr)
       fail(SPGEMM_STATUS_ALLOC_FAILED,
            "the allocator set with spgemmSetDeviceAllocator refused " + std::to_string(bytes) +
@@ -80,7 +83,9 @@ WorkspaceBlock Context::allocate(size_t bytes) {
 
 void Context::release(const WorkspaceBlock& block) noexcept {
   if (!block.ptr) return;
-  if (block.source.alloc) {
+  if (block.arena) {
+    block.arena->release(block.ptr);
+  } else if (block.source.alloc) {
     if (block.source.free) block.source.free(block.source.user, block.ptr, block.bytes, stream_);
   } else {
     cudaFreeAsync(block.ptr, stream_);

@@ -1,7 +1,8 @@
 // What a handle owns: the device it is bound to (if any), its stream, where
 // its device workspace comes from (a stream-ordered memory pool that keeps
-// its memory between calls, or the caller's allocator), its settings, and the
-// device limits every kernel configuration is derived from.
+// its memory between calls, the caller's allocator, or, during a call on a
+// plan given a buffer, that plan's arena), its settings, and the device
+// limits every kernel configuration is derived from.
 #pragma once
 
 #include <spgemm/spgemm.h>
@@ -10,8 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace spgemm {
+
+class Arena;
 
 // Queried once from the device; nothing in the library hard-codes these.
 struct DeviceLimits {
@@ -30,12 +34,14 @@ struct DeviceAllocator {
   void* user = nullptr;
 };
 
-// One piece of workspace, with the allocator it came from: it goes back there
-// even if the handle's allocator changed in between.
+// One piece of workspace, with where it came from (an arena, else the
+// allocator or the pool): it goes back there even if the handle's allocator
+// or the current arena changed in between.
 struct WorkspaceBlock {
   void* ptr = nullptr;
   size_t bytes = 0;
   DeviceAllocator source;
+  Arena* arena = nullptr;
 };
 
 class Context {
@@ -54,13 +60,14 @@ class Context {
   cudaStream_t stream() const { return stream_; }
   void set_stream(cudaStream_t stream) { stream_ = stream; }
 
-  // Stream-ordered workspace on the handle's stream. allocate throws
-  // ALLOC_FAILED when the pool or the caller's allocator has no memory left.
+  // Stream-ordered workspace on the handle's stream, from the current arena
+  // if there is one (CallScope). allocate throws ALLOC_FAILED when the arena,
+  // the pool or the caller's allocator has no memory left.
   WorkspaceBlock allocate(size_t bytes);
   void release(const WorkspaceBlock& block) noexcept;
   void set_allocator(const DeviceAllocator& allocator) { allocator_ = allocator; }
-  // Bytes of workspace held now, and the most held at once since creation or
-  // the last reset_peak().
+  // Bytes of workspace held now (arena blocks included), and the most held
+  // at once since creation or the last reset_peak().
   size_t used_bytes() const { return used_; }
   size_t peak_bytes() const { return peak_; }
   void reset_peak() { peak_ = used_; }
@@ -92,6 +99,23 @@ class Context {
     int previous_ = -1;
   };
 
+  // For the length of one call on a plan: the handle's device is current and
+  // allocate() takes from `arena` (the buffer the caller gave that plan), or
+  // from the pool / the caller's allocator when it is nullptr.
+  class CallScope {
+   public:
+    CallScope(Context& ctx, Arena* arena) noexcept
+        : device_(ctx), ctx_(ctx), previous_(std::exchange(ctx.arena_, arena)) {}
+    ~CallScope() { ctx_.arena_ = previous_; }
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+
+   private:
+    DeviceGuard device_;
+    Context& ctx_;
+    Arena* previous_;
+  };
+
  private:
   int device_ = -1;
   const char* no_device_reason_ = "";
@@ -99,6 +123,7 @@ class Context {
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
   DeviceAllocator allocator_{};
+  Arena* arena_ = nullptr;  // set by CallScope
   size_t used_ = 0;
   size_t peak_ = 0;
   bool input_checks_ = true;

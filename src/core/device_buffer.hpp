@@ -1,8 +1,9 @@
-// RAII for stream-ordered workspace taken from the handle (its pool or the
-// caller's allocator): released on the handle's stream when it goes out of
-// scope, also when a call fails midway.
+// RAII for stream-ordered workspace taken from the handle (its pool, the
+// caller's allocator, or the plan's arena): released on the handle's stream
+// when it goes out of scope, also when a call fails midway.
 #pragma once
 
+#include "core/arena.hpp"
 #include "core/context.hpp"
 
 #include <cstddef>
@@ -28,6 +29,21 @@ class DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  // What DeviceBuffer(ctx, count) takes at most: each component adds these
+  // up beside its allocations for spgemmPlanGetWorkspaceSize.
+  static constexpr size_t workspace_bytes(size_t count) {
+    return Arena::round_up(count * sizeof(T));
+  }
+
+  // A new buffer of count elements in place of this one, which is given back
+  // first: the two are never held at once (so a re-analysis takes no more
+  // than the first analysis did).
+  void reallocate(Context& ctx, size_t count) {
+    reset();
+    ctx_ = &ctx;
+    block_ = ctx.allocate(count * sizeof(T));
+  }
 
   T* get() const { return static_cast<T*>(block_.ptr); }
   size_t size() const { return block_.bytes / sizeof(T); }

@@ -6,7 +6,8 @@
 //             small summary (nnz(C) and the numeric bin counts): the only
 //             host synchronization of a product
 //   numeric:  per bin (kernels/numeric.cu), exact grids from the summary.
-// All work runs on the handle's stream; workspace comes from its pool.
+// All work runs on the handle's stream; workspace comes from its pool, the
+// caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
 
 #include "core/device_buffer.hpp"
@@ -80,12 +81,22 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
+  // analyze's three buffers, symbolic's CUB scratch, and those of the input
+  // checks and fingerprints.
+  size_t workspace_bytes(const Operands& shapes) const override {
+    const auto rows = static_cast<int>(shapes.A->rows);
+    return DeviceBuffer<Summary>::workspace_bytes(1) +
+           2 * DeviceBuffer<int>::workspace_bytes(static_cast<size_t>(rows)) +
+           DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
+           csr_checks_workspace_bytes();
+  }
+
   void analyze(const Operands& in) override {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
-    summary_ = DeviceBuffer<Summary>(ctx_, 1);
-    symbolic_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
-    numeric_rows_ = DeviceBuffer<int>(ctx_, static_cast<size_t>(rows));
+    summary_.reallocate(ctx_, 1);
+    symbolic_rows_.reallocate(ctx_, static_cast<size_t>(rows));
+    numeric_rows_.reallocate(ctx_, static_cast<size_t>(rows));
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     // The products per row are only needed until the rows are binned: they
@@ -147,18 +158,28 @@ class CudaEngine final : public Engine {
   // C's index base.
   void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
                       cudaStream_t stream) {
+    size_t reduce_bytes = total_and_scan_temp_bytes(rows), scan_bytes = reduce_bytes;
+    DeviceBuffer<unsigned char> temp(ctx_, reduce_bytes);
+    cub_total_and_scan(temp.get(), reduce_bytes, scan_bytes, offsets, rows, base, total, stream);
+  }
+
+  // The CUB calls of total_and_scan. temp == nullptr: CUB only stores the
+  // scratch each needs, which is how both the run and workspace_bytes size it.
+  static void cub_total_and_scan(void* temp, size_t& reduce_bytes, size_t& scan_bytes,
+                                 Offset* offsets, int rows, Offset base, long long* total,
+                                 cudaStream_t stream) {
+    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp, reduce_bytes, offsets, total, rows, Sum64{},
+                                                0LL, stream));
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, scan_bytes, offsets, offsets,
+                                                     PlusOffsets<Offset>{}, base, rows + 1,
+                                                     stream));
+  }
+
+  static size_t total_and_scan_temp_bytes(int rows) {
     size_t reduce_bytes = 0, scan_bytes = 0;
-    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, reduce_bytes, offsets, total, rows,
-                                                Sum64{}, 0LL, stream));
-    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, offsets, offsets,
-                                                     PlusOffsets<Offset>{}, base, rows + 1,
-                                                     stream));
-    DeviceBuffer<unsigned char> temp(ctx_, std::max(reduce_bytes, scan_bytes));
-    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(), reduce_bytes, offsets, total, rows,
-                                                Sum64{}, 0LL, stream));
-    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp.get(), scan_bytes, offsets, offsets,
-                                                     PlusOffsets<Offset>{}, base, rows + 1,
-                                                     stream));
+    cub_total_and_scan(nullptr, reduce_bytes, scan_bytes, nullptr, rows, Offset(0), nullptr,
+                       nullptr);
+    return std::max(reduce_bytes, scan_bytes);
   }
 
   Context& ctx_;

@@ -160,6 +160,8 @@ class HostTranspose final : public Transpose {
     describe(x, offsets_.data(), cols_.data(), values_.data());
   }
 
+  size_t workspace_bytes(const MatrixDesc&) const override { return 0; }  // host memory only
+
   void gather_values(const MatrixDesc& x, bool conjugate) override {
     const auto* values = static_cast<const Value*>(x.values);
     for (size_t j = 0; j < values_.size(); ++j)
@@ -204,6 +206,8 @@ class HostEngine final : public Engine {
   std::unique_ptr<Transpose> make_transpose() override {
     return std::make_unique<HostTranspose<Value, Offset, Col>>();
   }
+
+  size_t workspace_bytes(const Operands&) const override { return 0; }  // host memory only
 
   uint64_t fingerprint(const MatrixDesc& m) override {
     const auto* offsets = static_cast<const Offset*>(m.row_offsets);

@@ -7,6 +7,7 @@
 #include "core/matrix.hpp"
 #include "plan/transpose.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -26,6 +27,11 @@ class Engine {
   virtual ~Engine() = default;
   // Storage and kernels for an explicit transpose of an operand.
   virtual std::unique_ptr<Transpose> make_transpose() = 0;
+  // The most device workspace this engine holds at once over a plan's life
+  // (input checks, fingerprints, analyze, symbolic, numeric, re-analysis),
+  // from the operands' shapes and types alone (arrays may be NULL); every
+  // block rounded up to Arena::kAlignment. Transposes report their own.
+  virtual size_t workspace_bytes(const Operands& shapes) const = 0;
   // Throws INVALID_VALUE naming the first defect of m's CSR structure
   // (core/csr_checks.hpp). m's row offsets are not NULL.
   virtual void check_structure(const MatrixDesc& m, const char* name) = 0;

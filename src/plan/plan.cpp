@@ -136,7 +136,7 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
 }
 
 Plan::~Plan() {
-  Context::DeviceGuard guard(*ctx_);  // the workspace is freed on the handle's device
+  Context::CallScope scope(*ctx_, arena_.get());  // the workspace is freed on the handle's device
   transposed_a_.reset();
   transposed_b_.reset();
   engine_.reset();
@@ -152,9 +152,40 @@ void Plan::check_inputs() const {
   if (D_) require_operand_arrays(*D_, "D");
 }
 
+size_t Plan::workspace_bytes() const {
+  Context::DeviceGuard guard(*ctx_);  // CUB sizes its scratch for the handle's device
+  const MatrixDesc a = transposed_a_ ? transposed_shape(*A_) : *A_;
+  const MatrixDesc b = transposed_b_ ? transposed_shape(*B_) : *B_;
+  size_t bytes = engine_->workspace_bytes({&a, &b, D_});
+  if (transposed_a_) bytes += transposed_a_->workspace_bytes(*A_);
+  if (transposed_b_) bytes += transposed_b_->workspace_bytes(*B_);
+  return bytes;
+}
+
+void Plan::set_workspace(void* buffer, size_t bytes) {
+  require(!analysis_begun_, SPGEMM_STATUS_INVALID_STATE,
+          "the workspace of a plan can only be set before its first spgemmAnalyze (or "
+          "spgemmSymbolic)");
+  if (!buffer) {
+    require(bytes == 0, SPGEMM_STATUS_INVALID_VALUE,
+            "buffer is NULL but bytes is not 0 (NULL and 0 give the plan back to the handle's "
+            "pool or allocator)");
+    arena_.reset();
+    return;
+  }
+  auto arena = std::make_unique<Arena>(buffer, bytes);  // checks the alignment
+  const size_t needed = workspace_bytes();
+  if (bytes < needed)
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         "the workspace buffer has " + std::to_string(bytes) + " bytes, the plan needs " +
+             std::to_string(needed) + " (spgemmPlanGetWorkspaceSize)");
+  arena_ = std::move(arena);
+}
+
 void Plan::analyze() {
   check_inputs();
-  Context::DeviceGuard guard(*ctx_);
+  Context::CallScope scope(*ctx_, arena_.get());
+  analysis_begun_ = true;
   stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
   if (ctx_->input_checks()) {
     if (A_->row_offsets) engine_->check_structure(*A_, "A");
@@ -178,7 +209,7 @@ int64_t Plan::symbolic() {
   require(C_->row_offsets != nullptr, SPGEMM_STATUS_INVALID_VALUE,
           "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
   if (stage_ == Stage::created) analyze();
-  Context::DeviceGuard guard(*ctx_);
+  Context::CallScope scope(*ctx_, arena_.get());
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
   const int64_t nnz = engine_->symbolic(operands(), *C_);
   if (nnz > max_nnz(*C_))
@@ -201,7 +232,7 @@ void Plan::numeric(const void* alpha, const void* beta) {
   require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
           "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
   require_aligned_values(*C_, "C");
-  Context::DeviceGuard guard(*ctx_);
+  Context::CallScope scope(*ctx_, arena_.get());
   if (ctx_->verify_structure()) verify_structure();
   if (transposed_a_)
     transposed_a_->gather_values(*A_, op_a_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);

@@ -1,11 +1,14 @@
 // A product's plan: checks that the request is valid and supported, picks the
-// backend from where the arrays live, and enforces the phase order.
+// backend from where the arrays live, enforces the phase order, and owns the
+// caller's workspace buffer if one was given.
 #pragma once
 
+#include "core/arena.hpp"
 #include "core/context.hpp"
 #include "core/matrix.hpp"
 #include "plan/engine.hpp"
 
+#include <cstddef>
 #include <memory>
 
 namespace spgemm {
@@ -30,6 +33,14 @@ class Plan {
   void numeric(const void* alpha, const void* beta);
   bool has_addend() const { return D_ != nullptr; }
 
+  // The most device workspace the plan holds at once over its life, from
+  // the shapes and types known at creation (0 for host memory).
+  size_t workspace_bytes() const;
+  // All device workspace from [buffer, buffer + bytes) from now on; nullptr
+  // and 0: from the handle's pool or allocator again. Only before the first
+  // analysis (INVALID_STATE after).
+  void set_workspace(void* buffer, size_t bytes);
+
  private:
   enum class Stage { created, analyzed, symbolic_done };
   void check_inputs() const;
@@ -40,6 +51,10 @@ class Plan {
   }
 
   std::shared_ptr<Context> ctx_;
+  // Declared before everything that holds workspace: blocks from the arena go
+  // back to it, so it must outlive them.
+  std::unique_ptr<Arena> arena_;
+  bool analysis_begun_ = false;  // the workspace can no longer change
   spgemmMemoryType_t memory_;
   const MatrixDesc* A_;
   const MatrixDesc* B_;

@@ -937,6 +937,7 @@ contains
     integer(c_int32_t), target :: ptr0(3), col(2), cptr(3), bptr(4)
     real(c_double), target :: val(2)
     integer(c_int64_t) :: nnzC
+    integer(c_size_t) :: bytes
     character(len=:), allocatable :: message
 
     if (ok(spgemmGetVersion(version), "spgemmGetVersion")) &
@@ -976,12 +977,20 @@ contains
     if (.not. ok(spgemmPlanCreate(handle, plan, SPGEMM_OPERATION_NON_TRANSPOSE, &
                                   SPGEMM_OPERATION_NON_TRANSPOSE, matA, matA, matC, CUDA_R_64F), &
                  "spgemmPlanCreate")) return
+    ! host memory: no device workspace; a buffer is taken only before the analysis
+    bytes = 1
+    if (ok(spgemmPlanGetWorkspaceSize(handle, plan, bytes), "spgemmPlanGetWorkspaceSize")) &
+      call expect(bytes == 0, "a host plan needs no device workspace")
+    if (ok(spgemmPlanSetWorkspace(handle, plan, c_null_ptr, 0_c_size_t), &
+           "spgemmPlanSetWorkspace(NULL, 0)")) continue
     if (expect_status(spgemmAnalyze(handle, plan), SPGEMM_STATUS_INVALID_VALUE, &
                       "spgemmAnalyze of one-based offsets starting at 0")) then
       message = spgemm_last_error_message()
       call expect(index(message, "spgemmAnalyze: ") == 1, &
                   "last error message names spgemmAnalyze: '" // message // "'")
     end if
+    if (expect_status(spgemmPlanSetWorkspace(handle, plan, c_null_ptr, 0_c_size_t), &
+                      SPGEMM_STATUS_INVALID_STATE, "spgemmPlanSetWorkspace after spgemmAnalyze")) continue
     if (expect_status(spgemmNumeric(handle, plan, 1d0), SPGEMM_STATUS_INVALID_STATE, &
                       "spgemmNumeric before spgemmSymbolic")) continue
     ! fixed: the same plan goes through

@@ -14,8 +14,8 @@
 //   - the calls: analyze / symbolic / numeric in any order and any number of
 //     times, with NULL or foreign handles and plans and NULL outputs, new
 //     values, moved or NULL arrays, memory-type changes, input checks off and
-//     on, a device allocator, queries, plans re-created, handles and plans
-//     destroyed in odd orders.
+//     on, a device allocator, queries, workspace sizes and buffers, plans
+//     re-created, handles and plans destroyed in odd orders.
 // A small model of the documented behaviour (docs/api.md, spgemm.h) predicts
 // every status, and the target traps (a "crash" for libFuzzer) when
 //   - a status is not an enumerated spgemmStatus_t, or not the predicted one;
@@ -417,6 +417,7 @@ class Session {
     trace("analyze");
     const Args a = pick_args();
     Expect e = expect_args(a);
+    if (e.ok() && !inputs_refused()) analysis_begun_ = true;  // a failed input check too
     const Operand* bad = nullptr;
     if (e.ok() && inputs_refused()) {
       e = SPGEMM_STATUS_INVALID_VALUE;
@@ -439,6 +440,8 @@ class Session {
 
   spgemmStatus_t symbolic(const Args& a, bool null_out) {
     Expect e = expect_args(a);
+    if (e.ok() && !null_out && !inputs_refused() && c_.off && stage_ == Stage::created)
+      analysis_begun_ = true;  // the implicit spgemmAnalyze
     const Operand* bad = nullptr;
     if (e.ok() && (null_out || inputs_refused() || !c_.off)) {
       e = SPGEMM_STATUS_INVALID_VALUE;
@@ -776,8 +779,10 @@ class Session {
     const uint8_t v = in_.u8();
     const spgemmHandle_t h = v & 0x80 ? nullptr : handle_[(v >> 6) & 1];
     const Expect needs_h = h ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
-    switch (v % 6) {
+    switch (v % 8) {
       case 0: query_descriptor(in_.u8() % (has_d_ ? 4 : 3), in_.u8()); break;
+      case 5: workspace_size(); break;
+      case 6: set_workspace(); break;
       case 1: {  // no device workspace on the host backend
         size_t current = 99, peak = 99;
         const uint8_t which = in_.u8() % 4;  // both, current, peak, neither
@@ -862,6 +867,36 @@ class Session {
     FUZZ_CHECK(!on(6) || value_type == x.value_type, "spgemmCsrGet: value type");
   }
 
+  // Host plans need no device workspace; they take a buffer (and never use
+  // it) only before their first analysis.
+  void workspace_size() {
+    const Args a = pick_args();
+    const bool null_out = in_.u8() % 8 == 7;
+    Expect e = expect_args(a);
+    if (e.ok() && null_out) e = SPGEMM_STATUS_INVALID_VALUE;
+    size_t bytes = 99;
+    if (CALL(e, spgemmPlanGetWorkspaceSize, a.handle, a.plan, null_out ? nullptr : &bytes) ==
+        SPGEMM_STATUS_SUCCESS)
+      FUZZ_CHECK(bytes == 0, "a host-memory plan asks for device workspace");
+    else
+      FUZZ_CHECK(bytes == 99, "spgemmPlanGetWorkspaceSize failed but wrote its output");
+  }
+
+  void set_workspace() {
+    alignas(256) static unsigned char buffer[512];
+    const Args a = pick_args();
+    const uint8_t v = in_.u8();
+    unsigned char* const choices[4] = {buffer, nullptr, buffer + 8, buffer + 256};
+    unsigned char* const b = choices[v % 4];
+    const size_t bytes = v & 4 ? 256 : 0;
+    Expect e = expect_args(a);
+    if (e.ok() && analysis_begun_)
+      e = SPGEMM_STATUS_INVALID_STATE;
+    else if (e.ok() && ((!b && bytes != 0) || b == buffer + 8))
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    CALL(e, spgemmPlanSetWorkspace, a.handle, a.plan, b, bytes);
+  }
+
   // A new plan on the same descriptors, maybe with the other handle or a NULL
   // output. A, B and C all in device memory only without a GPU (g_no_gpu).
   void op_recreate_plan() {
@@ -893,6 +928,7 @@ class Session {
     FUZZ_CHECK(p && p != sentinel, "spgemmPlanCreate succeeded without a plan");
     plan_ = p;
     stage_ = Stage::created;
+    analysis_begun_ = false;
   }
 
   void op_destroy_plan() {
@@ -961,6 +997,7 @@ class Session {
   spgemmPlan_t plan_ = nullptr;
   int plan_owner_ = 0;  // index into handle_
   Stage stage_ = Stage::created;
+  bool analysis_begun_ = false;  // spgemmPlanSetWorkspace is too late
   struct {  // the last successful numeric's result, for check_repeatable
     std::unique_ptr<std::string> bits;
     uint64_t version = 0;

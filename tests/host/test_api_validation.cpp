@@ -580,6 +580,80 @@ TEST_CASE("the memory type may not change behind a plan", "[api][phases]") {
   CHECK(std::string(spgemmGetLastErrorMessage()).find("memory type") != std::string::npos);
 }
 
+TEST_CASE("workspace size and buffer of a host-memory plan", "[api][workspace]") {
+  const Handle handle = make_handle(), other = make_handle();
+  spgemmHandle_t h = handle.get();
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args()), C = make_mat(p.c_args());
+  const Plan plan = make_plan(h, A, B, C);
+  size_t bytes = 1;
+
+  SECTION("no device workspace: the size is 0, also with transposes and an addend") {
+    SPGEMM_REQUIRE_OK(spgemmPlanGetWorkspaceSize(h, plan.get(), &bytes));
+    CHECK(bytes == 0);
+    spgemmPlan_t transposed = nullptr;  // A * A^T, 2 x 2 like C
+    SPGEMM_REQUIRE_OK(spgemmPlanCreate(h, &transposed, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                       SPGEMM_OPERATION_TRANSPOSE, A.get(), A.get(), C.get(),
+                                       CUDA_R_64F));
+    const Plan transposed_owner(transposed);
+    bytes = 1;
+    SPGEMM_REQUIRE_OK(spgemmPlanGetWorkspaceSize(h, transposed, &bytes));
+    CHECK(bytes == 0);
+    const Mat D = make_mat(p.c_args());  // C's shape, no entries
+    spgemmPlan_t with_d = nullptr;
+    SPGEMM_REQUIRE_OK(spgemmPlanCreateWithAddend(h, &with_d, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                                 SPGEMM_OPERATION_NON_TRANSPOSE, A.get(), B.get(),
+                                                 D.get(), C.get(), CUDA_R_64F));
+    const Plan with_d_owner(with_d);
+    bytes = 1;
+    SPGEMM_REQUIRE_OK(spgemmPlanGetWorkspaceSize(h, with_d, &bytes));
+    CHECK(bytes == 0);
+  }
+  SECTION("null and foreign arguments") {
+    alignas(256) static unsigned char buffer[512];
+    CHECK(spgemmPlanGetWorkspaceSize(nullptr, plan.get(), &bytes) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanGetWorkspaceSize(h, nullptr, &bytes) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanGetWorkspaceSize(h, plan.get(), nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(spgemmPlanGetWorkspaceSize(other.get(), plan.get(), &bytes) ==
+          SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(bytes == 1);  // a failed call leaves its output alone
+    CHECK(spgemmPlanSetWorkspace(nullptr, plan.get(), buffer, 512) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanSetWorkspace(h, nullptr, buffer, 512) == SPGEMM_STATUS_NOT_INITIALIZED);
+    CHECK(spgemmPlanSetWorkspace(other.get(), plan.get(), buffer, 512) ==
+          SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(spgemmPlanSetWorkspace(h, plan.get(), nullptr, 512) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(std::string(spgemmGetLastErrorMessage()).find("NULL") != std::string::npos);
+    CHECK(spgemmPlanSetWorkspace(h, plan.get(), buffer + 8, 256) == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(std::string(spgemmGetLastErrorMessage()).find("aligned to 256 bytes") !=
+          std::string::npos);
+  }
+  SECTION("accepted before the analysis, unused, refused after it") {
+    alignas(256) static unsigned char buffer[512];
+    SPGEMM_REQUIRE_OK(spgemmPlanSetWorkspace(h, plan.get(), buffer, sizeof buffer));
+    SPGEMM_REQUIRE_OK(spgemmPlanSetWorkspace(h, plan.get(), nullptr, 0));  // back to the pool
+    SPGEMM_REQUIRE_OK(spgemmPlanSetWorkspace(h, plan.get(), buffer, 0));   // 0 bytes suffice
+    SPGEMM_REQUIRE_OK(spgemmAnalyze(h, plan.get()));
+    CHECK(spgemmPlanSetWorkspace(h, plan.get(), buffer, sizeof buffer) ==
+          SPGEMM_STATUS_INVALID_STATE);
+    CHECK(spgemmPlanSetWorkspace(h, plan.get(), nullptr, 0) == SPGEMM_STATUS_INVALID_STATE);
+    int64_t nnz = -1;
+    SPGEMM_REQUIRE_OK(spgemmSymbolic(h, plan.get(), &nnz));
+    REQUIRE(nnz == 3);
+    REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), p.c_col.data(), p.c_val.data()) ==
+            SPGEMM_STATUS_SUCCESS);
+    const double alpha = 1.0;
+    SPGEMM_REQUIRE_OK(spgemmNumeric(h, plan.get(), &alpha));
+    CHECK(p.c_val == std::vector<double>{4, 12, 15});
+    SPGEMM_REQUIRE_OK(spgemmPlanGetWorkspaceSize(h, plan.get(), &bytes));
+    CHECK(bytes == 0);
+  }
+  SECTION("spgemmSymbolic analyzes a plan never analyzed: too late after it too") {
+    int64_t nnz = -1;
+    SPGEMM_REQUIRE_OK(spgemmSymbolic(h, plan.get(), &nnz));
+    CHECK(spgemmPlanSetWorkspace(h, plan.get(), nullptr, 0) == SPGEMM_STATUS_INVALID_STATE);
+  }
+}
+
 TEST_CASE("addend D: arguments", "[api][addend]") {
   spgemm_test::HostCsr<double> a = spgemm_test::uniform_random(6, 5, 2, 1);
   spgemm_test::HostCsr<double> b = spgemm_test::uniform_random(5, 4, 2, 2);

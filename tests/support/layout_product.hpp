@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -102,6 +103,14 @@ struct LayoutCsr {
   LayoutCsr& operator=(const LayoutCsr&) = delete;
 };
 
+// What a test may add to a run: a call on the new plan before anything else
+// (spgemmPlanSetWorkspace, say), and a re-analysis (Analyze + Symbolic)
+// before the second numeric phase.
+struct PlanHooks {
+  std::function<void(spgemmPlan_t)> on_plan;
+  bool reanalyze = false;
+};
+
 // Operations on A and B, and an optional addend: C = alpha * op(A) * op(B)
 // + beta * D, with D2 (D's structure, new values) in the second run.
 template <class V>
@@ -111,6 +120,7 @@ struct ProductOptions {
   const HostCsr<V>* D = nullptr;
   const HostCsr<V>* D2 = nullptr;
   V beta = V(0);
+  PlanHooks hooks = {};
 };
 
 // C = alpha * op(A) * op(B) (+ beta * D), then (structure reuse) the same
@@ -150,6 +160,7 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
       spgemm_ok(spgemmPlanCreate(handle, &plan, options.op_a, options.op_b, a.descr, b.descr, c,
                                  cuda_data_type<V>()),
                 "spgemmPlanCreate");
+    if (options.hooks.on_plan) options.hooks.on_plan(plan);
     auto numeric = [&] {
       if (d)
         spgemm_ok(spgemmNumericWithAddend(handle, plan, &alpha, &options.beta),
@@ -178,6 +189,12 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
     b.values.write(B2.values);
     if (d) d->values.write(options.D2->values);
     c_values.write(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()));
+    if (options.hooks.reanalyze) {
+      spgemm_ok(spgemmAnalyze(handle, plan), "spgemmAnalyze (again)");
+      int64_t again = -1;
+      spgemm_ok(spgemmSymbolic(handle, plan, &again), "spgemmSymbolic (again)");
+      if (again != nnz) throw std::runtime_error("nnz(C) changed on re-analysis");
+    }
     numeric();
     results.second = read_c();
   } catch (...) {
@@ -234,10 +251,13 @@ std::vector<LayoutCase<V>> layout_cases(std::initializer_list<const char*> specs
 // One case in layout L with index base `base`: "" or what differs.
 template <class L>
 std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                       const LayoutCase<typename L::Value>& c, int base) {
+                       const LayoutCase<typename L::Value>& c, int base,
+                       const PlanHooks& hooks = {}) {
   using V = typename L::Value;
+  ProductOptions<V> options;
+  options.hooks = hooks;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
-      handle, c.A, c.A, c.A2, c.A2, c.alpha, base, memory);
+      handle, c.A, c.A, c.A2, c.A2, c.alpha, base, memory, options);
   std::string diff = compare_csr(got, c.C, default_rtol<V>());
   if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
   return diff.empty() ? diff : c.spec + " base " + std::to_string(base) + ": " + diff;
@@ -293,12 +313,13 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
 
 template <class L>
 std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                       const AddendCase<typename L::Value>& c, int base) {
+                       const AddendCase<typename L::Value>& c, int base,
+                       const PlanHooks& hooks = {}) {
   using V = typename L::Value;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
       handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory,
       ProductOptions<V>{SPGEMM_OPERATION_NON_TRANSPOSE, SPGEMM_OPERATION_NON_TRANSPOSE, &c.D,
-                        &c.D2, c.beta});
+                        &c.D2, c.beta, hooks});
   std::string diff = compare_csr(got, c.C, default_rtol<V>());
   if (diff.empty()) diff = compare_csr(got2, c.C2, default_rtol<V>());
   return diff.empty() ? diff : c.name + " base " + std::to_string(base) + ": " + diff;
@@ -356,11 +377,13 @@ std::vector<TransposeCase<V>> transpose_cases() {
 
 template <class L>
 std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                       const TransposeCase<typename L::Value>& c, int base) {
+                       const TransposeCase<typename L::Value>& c, int base,
+                       const PlanHooks& hooks = {}) {
   using V = typename L::Value;
   ProductOptions<V> options;
   options.op_a = c.op_a;
   options.op_b = c.op_b;
+  options.hooks = hooks;
   const auto [got, got2] = layout_product<V, typename L::Offset, typename L::Col>(
       handle, c.A, c.B, c.A2, c.B2, c.alpha, base, memory, options);
   std::string diff = compare_csr(got, c.C, default_rtol<V>());

@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 namespace spgemm::cuda {
 
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
@@ -25,5 +27,9 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name);
 // core/csr_checks.hpp's fingerprint of m's structure. Synchronizes once.
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m);
+
+// The device workspace of one check_csr_structure plus one csr_fingerprint
+// (each holds its block for the length of the call only).
+size_t csr_checks_workspace_bytes();
 
 }  // namespace spgemm::cuda

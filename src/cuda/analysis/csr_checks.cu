@@ -94,6 +94,11 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
       [&](int64_t at) { return read_one(cols, at); });
 }
 
+size_t csr_checks_workspace_bytes() {
+  return DeviceBuffer<CsrDefects>::workspace_bytes(1) +
+         DeviceBuffer<unsigned long long>::workspace_bytes(1);
+}
+
 #define SPGEMM_INSTANTIATE_CHECKS(Offset, Col)                                              \
   template void check_csr_structure<Offset, Col>(Context&, const MatrixDesc&, const char*); \
   template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);

@@ -72,15 +72,32 @@ class CudaTranspose final : public Transpose {
  public:
   explicit CudaTranspose(Context& ctx) : ctx_(ctx) {}
 
+  // Every buffer of build, in its order (gather_values takes none).
+  size_t workspace_bytes(const MatrixDesc& x) const override {
+    const auto nnz = static_cast<size_t>(x.nnz), cols = static_cast<size_t>(x.cols);
+    const size_t kept = DeviceBuffer<Offset>::workspace_bytes(cols + 1) +  // offsets_
+                        DeviceBuffer<Offset>::workspace_bytes(nnz) +       // permutation_
+                        DeviceBuffer<Col>::workspace_bytes(nnz) +          // cols_
+                        DeviceBuffer<Value>::workspace_bytes(nnz);         // values_
+    const size_t temporary =
+        2 * DeviceBuffer<int>::workspace_bytes(nnz) +  // keys, sorted_keys
+        DeviceBuffer<Offset>::workspace_bytes(nnz) +   // positions
+        DeviceBuffer<Col>::workspace_bytes(nnz) +      // entry_rows
+        DeviceBuffer<int>::workspace_bytes(cols + 1) +  // counts
+        DeviceBuffer<unsigned char>::workspace_bytes(
+            sort_and_scan_temp_bytes(x.nnz, static_cast<int>(x.cols)));  // temp
+    return kept + temporary;
+  }
+
   void build(const MatrixDesc& x) override {
     const cudaStream_t stream = ctx_.stream();
     const int rows = static_cast<int>(x.rows);
     const int cols = static_cast<int>(x.cols);
     const int64_t nnz = x.nnz;
-    offsets_ = DeviceBuffer<Offset>(ctx_, static_cast<size_t>(cols) + 1);
-    permutation_ = DeviceBuffer<Offset>(ctx_, static_cast<size_t>(nnz));
-    cols_ = DeviceBuffer<Col>(ctx_, static_cast<size_t>(nnz));
-    values_ = DeviceBuffer<Value>(ctx_, static_cast<size_t>(nnz));
+    offsets_.reallocate(ctx_, static_cast<size_t>(cols) + 1);
+    permutation_.reallocate(ctx_, static_cast<size_t>(nnz));
+    cols_.reallocate(ctx_, static_cast<size_t>(nnz));
+    values_.reallocate(ctx_, static_cast<size_t>(nnz));
     {
       DeviceBuffer<int> keys(ctx_, static_cast<size_t>(nnz)), sorted_keys(ctx_, static_cast<size_t>(nnz));
       DeviceBuffer<Offset> positions(ctx_, static_cast<size_t>(nnz));
@@ -95,27 +112,17 @@ class CudaTranspose final : public Transpose {
             X, rows, keys.get(), positions.get(), entry_rows.get(), counts.get());
         SPGEMM_CUDA_CHECK_LAUNCH();
       }
-      // stable: entries of one column stay in X's order, i.e. by row
-      size_t sort_bytes = 0, scan_bytes = 0;
-      SPGEMM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-          nullptr, sort_bytes, keys.get(), sorted_keys.get(), positions.get(), permutation_.get(),
-          nnz, 0, key_bits(cols), stream));
-      SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scan_bytes, counts.get(),
-                                                       offsets_.get(), Plus<Offset>{},
-                                                       Offset(0), cols + 1, stream));
-      DeviceBuffer<unsigned char> temp(ctx_, std::max(sort_bytes, scan_bytes));
-      SPGEMM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-          temp.get(), sort_bytes, keys.get(), sorted_keys.get(), positions.get(),
-          permutation_.get(), nnz, 0, key_bits(cols), stream));
-      SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp.get(), scan_bytes, counts.get(),
-                                                       offsets_.get(), Plus<Offset>{},
-                                                       Offset(0), cols + 1, stream));
+      size_t sort_bytes = sort_and_scan_temp_bytes(nnz, cols), scan_bytes = sort_bytes;
+      DeviceBuffer<unsigned char> temp(ctx_, sort_bytes);
+      cub_sort_and_scan(temp.get(), sort_bytes, scan_bytes, keys.get(), sorted_keys.get(),
+                        positions.get(), permutation_.get(), counts.get(), offsets_.get(), nnz,
+                        cols, stream);
       if (nnz > 0) {
         gather_rows_kernel<<<blocks_for(nnz), kThreads, 0, stream>>>(
             nnz, permutation_.get(), entry_rows.get(), cols_.get());
         SPGEMM_CUDA_CHECK_LAUNCH();
       }
-    }  // the temporaries go back to the pool here
+    }  // the temporaries go back here
     describe(x, offsets_.get(), cols_.get(), values_.get());
   }
 
@@ -128,6 +135,29 @@ class CudaTranspose final : public Transpose {
   }
 
  private:
+  // The CUB calls of build: the sort of X's entries by column (stable:
+  // entries of one column stay in X's order, i.e. by row) and the scan of the
+  // column counts into X^T's offsets. temp == nullptr: CUB only stores the
+  // scratch each needs, which is how both build and workspace_bytes size it.
+  static void cub_sort_and_scan(void* temp, size_t& sort_bytes, size_t& scan_bytes,
+                                const int* keys, int* sorted_keys, const Offset* positions,
+                                Offset* permutation, const int* counts, Offset* offsets,
+                                int64_t nnz, int cols, cudaStream_t stream) {
+    SPGEMM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys, sorted_keys,
+                                                      positions, permutation, nnz, 0,
+                                                      key_bits(cols), stream));
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, scan_bytes, counts, offsets,
+                                                     Plus<Offset>{}, Offset(0), cols + 1,
+                                                     stream));
+  }
+
+  static size_t sort_and_scan_temp_bytes(int64_t nnz, int cols) {
+    size_t sort_bytes = 0, scan_bytes = 0;
+    cub_sort_and_scan(nullptr, sort_bytes, scan_bytes, nullptr, nullptr, nullptr, nullptr,
+                      nullptr, nullptr, nnz, cols, nullptr);
+    return std::max(sort_bytes, scan_bytes);
+  }
+
   Context& ctx_;
   DeviceBuffer<Offset> offsets_;
   DeviceBuffer<Offset> permutation_;

@@ -19,6 +19,8 @@
 #                         synccheck look inside kernels, which the other runs cover)
 #   test_gpu_reliability  input checks, unsorted input, exhausted memory
 #                         (memcheck, initcheck)
+#   test_gpu_determinism  both orders of adds (racecheck and synccheck: the
+#                         warps' turns), without the [long] dense-window cases
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
@@ -47,8 +49,10 @@ runs=(
   "memcheck|test_gpu_reliability||"
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
+  "racecheck|test_gpu_determinism|~[long]|"
   "synccheck|test_gpu_spgemm||"
   "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
+  "synccheck|test_gpu_determinism|~[long]|"
   "initcheck|test_gpu_spgemm||"
   "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "initcheck|test_gpu_concurrency||SPGEMM_CONCURRENCY_THREADS=4 SPGEMM_CONCURRENCY_PASSES=1"

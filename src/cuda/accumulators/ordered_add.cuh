@@ -3,11 +3,12 @@
 // with it every bit of C, is the same from run to run.
 //
 // Within a warp, lanes that hold terms for the same slot in the same step are
-// found with __match_any_sync; the lowest of them adds its peers' terms in
-// lane order with plain shared-memory arithmetic. Warps of a block take turns
-// in warp order (WarpTurns): a warp adds what it stashed only when the warp
-// before it has added its own, so the order of a block's adds is
-// (turn, warp, stash step, lane) whatever the scheduling.
+// found with __match_any_sync and the lowest of them sums its peers' terms
+// in lane order (combine_in_lane_order, in registers). Warps of a block then
+// take turns in warp order (WarpTurns) to add their sums to the shared
+// accumulator with plain arithmetic, so the order of a block's adds is
+// (turn, warp, stash step) whatever the scheduling; only the adds are
+// serialized, not the finding and combining.
 #pragma once
 
 #include <cuda/atomic>
@@ -29,27 +30,27 @@ __device__ __forceinline__ ::cuda::std::complex<Real> shuffle(unsigned mask,
   return {__shfl_sync(mask, v.real(), src), __shfl_sync(mask, v.imag(), src)};
 }
 
-// Warp-collective (all 32 lanes call it): values[slot] += term for every
-// lane with `valid`, lanes with the same slot in lane order.
+// Warp-collective (all 32 lanes call it): of the lanes with `valid` and the
+// same slot, the lowest keeps the sum of their terms in lane order and stays
+// valid; the others drop out.
 template <class Value>
-__device__ __forceinline__ void add_in_lane_order(Value* values, bool valid, int slot,
-                                                  Value term) {
+__device__ __forceinline__ void combine_in_lane_order(bool& valid, int slot, Value& term) {
   const unsigned holders = __ballot_sync(kFullWarp, valid);
-  if (valid) {
-    const unsigned peers = __match_any_sync(holders, slot);
-    const int lane = static_cast<int>(threadIdx.x & 31);
-    const int first = __ffs(peers) - 1;
-    if (peers == (1u << lane)) {
-      values[slot] += term;
-    } else {
-      Value sum = lane == first ? values[slot] : Value(0);
-      for (unsigned rest = peers; rest != 0; rest &= rest - 1) {
-        const Value next = shuffle(peers, term, __ffs(rest) - 1);
-        if (lane == first) sum += next;
-      }
-      if (lane == first) values[slot] = sum;
-    }
-  }
+  if (!valid) return;
+  const unsigned peers = __match_any_sync(holders, slot);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  if (peers == (1u << lane)) return;
+  Value sum = Value(0);
+  for (unsigned rest = peers; rest != 0; rest &= rest - 1) sum += shuffle(peers, term, __ffs(rest) - 1);
+  term = sum;
+  valid = lane == __ffs(peers) - 1;
+}
+
+// Warp-collective: values[slot] += term for the lanes still valid after
+// combine_in_lane_order (their slots differ).
+template <class Value>
+__device__ __forceinline__ void add_combined(Value* values, bool valid, int slot, Value term) {
+  if (valid) values[slot] += term;
   __syncwarp();  // the next step's adds see this one's
 }
 

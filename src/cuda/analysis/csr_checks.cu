@@ -4,6 +4,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/configs/launch.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -48,22 +49,21 @@ int64_t read_one(const T* device_array, int64_t at) {
   return static_cast<int64_t>(value);
 }
 
-}  // namespace
-
-unsigned grid_for_positions(const Context& ctx, int64_t positions) {
-  const int64_t wanted = (positions + kThreads - 1) / kThreads;
-  const int64_t resident = static_cast<int64_t>(ctx.limits().sm_count) *
-                           (ctx.limits().max_threads_per_sm / kThreads);
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, resident)));
+// A grid-stride grid over max(rows + 1, nnz) positions, at most what is
+// resident at once.
+int grid_for_positions(const Context& ctx, const MatrixDesc& m) {
+  return grid_for(std::max(m.rows + 1, m.nnz), kThreads,
+                  ctx.limits().sm_count * (ctx.limits().max_threads_per_sm / kThreads));
 }
+
+}  // namespace
 
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
   const cudaStream_t stream = ctx.stream();
   DeviceBuffer<unsigned long long> sum(ctx, 1);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream));
-  fingerprint_kernel<<<grid_for_positions(ctx, std::max(m.rows + 1, m.nnz)), kThreads, 0,
-                       stream>>>(m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
+  fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
                                  static_cast<const Col*>(m.col_ind), sum.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   auto* host = static_cast<unsigned long long*>(ctx.pinned_scratch(sizeof(unsigned long long)));
@@ -80,8 +80,7 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
   const auto* cols = static_cast<const Col*>(m.col_ind);
   DeviceBuffer<CsrDefects> found(ctx, 1);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects), stream));
-  csr_defects_kernel<<<grid_for_positions(ctx, std::max(m.rows + 1, m.nnz)), kThreads, 0,
-                       stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
+  csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
                                                       cols, found.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects)));

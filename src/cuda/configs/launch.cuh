@@ -12,7 +12,11 @@ namespace spgemm::cuda {
 // of a persistent kernel that loops over a bin's rows.
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, size_t smem, const DeviceLimits& limits) {
-  if (smem > 48 * 1024)
+  cudaFuncAttributes attributes{};
+  SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  // A block with more than 48 KB of shared memory in all (static included)
+  // must opt in to it.
+  if (smem + attributes.sharedSizeBytes > 48 * 1024)
     SPGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
   int per_sm = 0;

@@ -84,12 +84,13 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
       slot[s] = 0;
       value[s] = Value(0);
       valid[s] = p < count && term(p, slot[s], value[s]);
+      if (base + s * step < count)  // the same on every lane: whole steps are skipped
+        combine_in_lane_order(valid[s], slot[s], value[s]);
     }
     turns.wait(turn * warps + warp);
 #pragma unroll
     for (int s = 0; s < kOrderedStash; ++s)
-      if (base + s * step < count)  // the same on every lane: whole steps are skipped
-        add_in_lane_order(values, valid[s], slot[s], value[s]);
+      if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
     turns.pass(turn * warps + warp);
     ++turn;
   }

@@ -4,14 +4,13 @@
 //
 // Within a warp, lanes that hold terms for the same slot in the same step are
 // found with __match_any_sync and the lowest of them sums its peers' terms
-// in lane order (combine_in_lane_order, in registers). Warps of a block then
-// take turns in warp order (WarpTurns) to add their sums to the shared
-// accumulator with plain arithmetic, so the order of a block's adds is
-// (turn, warp, stash step) whatever the scheduling; only the adds are
-// serialized, not the finding and combining.
+// in lane order (combine_in_lane_order, in registers); then one lane per
+// slot adds the sum to the shared accumulator with plain arithmetic
+// (add_combined). The warps of a block take turns for that last part
+// (kernels/ordered_loop.cuh), so only the adds are serialized, not the
+// finding and combining.
 #pragma once
 
-#include <cuda/atomic>
 #include <cuda/std/complex>
 
 namespace spgemm::cuda {
@@ -53,31 +52,5 @@ __device__ __forceinline__ void add_combined(Value* values, bool valid, int slot
   if (valid) values[slot] += term;
   __syncwarp();  // the next step's adds see this one's
 }
-
-// Turn-taking of the warps of one block over a shared counter: turn t of
-// warp w is number t * warps + w (unsigned: wrapping around is harmless). The counter is zeroed by the kernel before
-// the first turn of every row (or window), behind a block barrier.
-struct WarpTurns {
-  unsigned* counter;  // nullptr: a single warp, no turns to take
-
-  __device__ __forceinline__ void wait(unsigned number) const {
-    if (!counter) return;
-    if ((threadIdx.x & 31) == 0) {
-      ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_block> turn(*counter);
-      while (turn.load(::cuda::std::memory_order_acquire) != number) {
-      }
-    }
-    __syncwarp();
-  }
-
-  __device__ __forceinline__ void pass(unsigned number) const {
-    if (!counter) return;
-    __syncwarp();
-    if ((threadIdx.x & 31) == 0) {
-      ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_block> turn(*counter);
-      turn.store(number + 1, ::cuda::std::memory_order_release);
-    }
-  }
-};
 
 }  // namespace spgemm::cuda

@@ -54,7 +54,6 @@ __global__ void __launch_bounds__(max_block_threads(G)) hash_numeric_kernel(Nume
       keys[s] = kEmptyKey;
       values[s] = Value(0);
     }
-    if (rank == 0) *counter = 0;  // the warps' turns (Ordered, blocks)
     group.sync();
     if constexpr (Ordered) {
       __shared__ long long starts[max_block_threads(G)];
@@ -62,10 +61,9 @@ __global__ void __launch_bounds__(max_block_threads(G)) hash_numeric_kernel(Nume
       __shared__ long long partial[32];
       const ChunkScratch<Offset> scratch{starts + slot * threads, b_begins + slot * threads,
                                          partial};
-      const WarpTurns turns{G == Group::block ? reinterpret_cast<unsigned*>(counter) : nullptr};
       add_row_in_order<Addend>(
           args, row, rank, threads, scratch,
-          [&](int col, int& at) { return (at = map.claim(col)) >= 0; }, values, turns);
+          [&](int col, int& at) { return (at = map.claim(col)) >= 0; }, values);
     } else {
       for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
         map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
@@ -110,7 +108,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     typename BlockReduce::TempStorage reduce;
     typename BlockScan::TempStorage scan;
   } temp;
-  __shared__ unsigned turn_counter;  // the warps' turns (Ordered)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
@@ -132,7 +129,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = (span + 31) / 32;
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
-      if (threadIdx.x == 0) turn_counter = 0;
       __syncthreads();
       if constexpr (Ordered) {
         __shared__ long long starts[kDenseBlockThreads];
@@ -147,7 +143,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
               acc.mask.set(offset);
               return true;
             },
-            acc.values, WarpTurns{&turn_counter});
+            acc.values);
       } else {
         auto add = [&](int col, Value term) {
           const long long offset = col - w0;

@@ -9,10 +9,13 @@
 // has a term in every step, whatever the lengths of B's rows (striding over
 // each row of B instead left most lanes idle on short rows: 13x slower on
 // R-MAT). The numbered terms go in batches of threads * kOrderedStash: each
-// thread finds the slots of its kOrderedStash terms (in parallel with the
-// other warps' adds), then its warp adds them when its turn comes. The order
-// of the adds, and so every bit of C, depends only on the structure of the
-// operands and the launch configuration.
+// thread finds the slots of its kOrderedStash terms and each warp combines
+// its terms per slot, all in parallel; then the warps of a block add their
+// sums one warp after the other, a block barrier between turns (turns
+// handed over through a shared-memory flag were no faster, and are beyond
+// what compute-sanitizer's racecheck can follow). The order of the adds, and
+// so every bit of C, depends only on the structure of the operands and the
+// launch configuration.
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"
@@ -66,13 +69,12 @@ __device__ __forceinline__ long long group_exclusive_sum(long long x, int rank, 
 
 // Adds terms 0 .. count-1 (count the same on every thread of the group):
 // term(p, slot&, value&) -> whether term p has a slot in the accumulator
-// (false: e.g. outside the dense window). `turn` counts the group's turns
-// and carries over between calls on the same row. Group-collective.
+// (false: e.g. outside the dense window). Group-collective.
 template <class Value, class Term>
 __device__ void add_terms_in_order(long long count, int rank, int threads, Term&& term,
-                                   Value* values, WarpTurns turns, unsigned& turn) {
-  const unsigned warps = static_cast<unsigned>(threads / 32);
-  const unsigned warp = static_cast<unsigned>(rank / 32);
+                                   Value* values) {
+  const int warps = threads / 32;
+  const int warp = rank / 32;
   const long long step = threads;
   for (long long base = 0; base < count; base += step * kOrderedStash) {
     bool valid[kOrderedStash];
@@ -87,12 +89,14 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
       if (base + s * step < count)  // the same on every lane: whole steps are skipped
         combine_in_lane_order(valid[s], slot[s], value[s]);
     }
-    turns.wait(turn * warps + warp);
+    for (int turn = 0; turn < warps; ++turn) {
+      if (turn == warp) {
 #pragma unroll
-    for (int s = 0; s < kOrderedStash; ++s)
-      if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
-    turns.pass(turn * warps + warp);
-    ++turn;
+        for (int s = 0; s < kOrderedStash; ++s)
+          if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
+      }
+      if (warps > 1) __syncthreads();
+    }
   }
 }
 
@@ -101,12 +105,11 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
 template <bool Addend, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
                                  int threads, const ChunkScratch<Offset>& scratch,
-                                 Locate&& locate, Value* values, WarpTurns turns) {
+                                 Locate&& locate, Value* values) {
   const auto& A = args.A;
   const auto& B = args.B;
   const Offset a_begin = A.begin(row);
   const int entries = static_cast<int>(A.end(row) - a_begin);
-  unsigned turn = 0;
   for (int chunk = 0; chunk < entries; chunk += threads) {
     const int e = chunk + rank;
     Offset b_begin = 0;
@@ -138,7 +141,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
           value = args.alpha * args.a_values[a_chunk + lo] * args.b_values[b];
           return true;
         },
-        values, turns, turn);
+        values);
     group_sync(threads);  // the scratch is reused by the next chunk
   }
   if constexpr (Addend) {
@@ -150,7 +153,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
           value = args.beta * args.d_values[d_begin + p];
           return true;
         },
-        values, turns, turn);
+        values);
   }
 }
 

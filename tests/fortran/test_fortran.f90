@@ -919,8 +919,13 @@ contains
     call run_product(space // " X*Y 300x400 * 400x250 (32-bit, float, input checks off)", &
                      handle, X, Y, memory, .false., .false., .true., -2.5d0, 1d0, .false.)
     if (.not. ok(spgemmSetInputChecks(handle, 1), "spgemmSetInputChecks(1)")) return
-    call run_product(space // " X*Y 300x400 * 400x250 (64-bit, double)", &
+    ! atomic adds in any order for this one (results within the tolerance)
+    if (.not. ok(spgemmSetDeterministic(handle, 0), "spgemmSetDeterministic(0)")) return
+    if (ok(spgemmGetDeterministic(handle, enabled), "spgemmGetDeterministic")) &
+      call expect(enabled == 0, "deterministic off")
+    call run_product(space // " X*Y 300x400 * 400x250 (64-bit, double, not deterministic)", &
                      handle, X, Y, memory, .true., .true., .false., 1d0, -2.5d0, .false.)
+    if (.not. ok(spgemmSetDeterministic(handle, 1), "spgemmSetDeterministic(1)")) return
     ! C = alpha * A * B + beta * D, C's pattern the union of both
     call run_product(space // " L*R + D 48x17 (32-bit, double)", handle, L, R, memory, &
                      .false., .false., .false., 1d0, -2.5d0, .false., S)
@@ -954,6 +959,8 @@ contains
       call expect(.not. c_associated(stream), "default stream is 0")
     if (ok(spgemmGetInputChecks(handle, enabled), "spgemmGetInputChecks")) &
       call expect(enabled == 1, "input checks on by default")
+    if (ok(spgemmGetDeterministic(handle, enabled), "spgemmGetDeterministic")) &
+      call expect(enabled == 1, "deterministic by default")
     if (expect_status(spgemmSetDeviceAllocator(handle, c_null_funptr, c_funloc(dummy_free), &
                                                c_null_ptr), SPGEMM_STATUS_INVALID_VALUE, &
                       "spgemmSetDeviceAllocator with one NULL")) continue

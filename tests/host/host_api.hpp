@@ -99,6 +99,7 @@ class HostProduct {
 
   void numeric(V alpha) { SPGEMM_REQUIRE_OK(spgemmNumeric(handle_, plan_, &alpha)); }
 
+  spgemmHandle_t handle() const { return handle_; }
   HostCsr<V>& a() { return a_; }
   HostCsr<V>& b() { return b_; }
   const HostCsr<V>& c() const { return c_; }

@@ -73,6 +73,34 @@ TEMPLATE_TEST_CASE("numeric again after the values of A and B change", "[host][r
   }
 }
 
+TEMPLATE_TEST_CASE("deterministic setting: on by default, host results the same bits either way",
+                   "[host][determinism]", float, double) {
+  using V = TestType;
+  for (const NamedMatrix& m : suite()) {
+    INFO(m.name);
+    HostProduct<V> p(convert_values<V>(m.A), partner<V>(m));
+    int enabled = -1;
+    SPGEMM_REQUIRE_OK(spgemmGetDeterministic(p.handle(), &enabled));
+    CHECK(enabled == 1);
+    p.symbolic(false);
+    p.numeric(V(-2.5));
+    const HostCsr<V> ordered = p.c();
+    SPGEMM_REQUIRE_OK(spgemmSetDeterministic(p.handle(), 0));
+    SPGEMM_REQUIRE_OK(spgemmGetDeterministic(p.handle(), &enabled));
+    CHECK(enabled == 0);
+    p.poison_values();
+    p.numeric(V(-2.5));
+    CHECK(compare_identical(p.c(), ordered).empty());
+    CHECK(check_product(p, V(-2.5)) == "");
+  }
+  CHECK(spgemmSetDeterministic(nullptr, 1) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetDeterministic(nullptr, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  spgemmHandle_t handle = nullptr;
+  SPGEMM_REQUIRE_OK(spgemmCreate(&handle));
+  CHECK(spgemmGetDeterministic(handle, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  spgemmDestroy(handle);
+}
+
 TEMPLATE_TEST_CASE("A and B may be the same arrays", "[host][alias]", float, double) {
   using V = TestType;
   for (const NamedMatrix& m : suite()) {

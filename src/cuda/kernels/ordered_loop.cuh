@@ -11,11 +11,12 @@
 // R-MAT). The numbered terms go in batches of threads * kOrderedStash: each
 // thread finds the slots of its kOrderedStash terms and each warp combines
 // its terms per slot, all in parallel; then the warps of a block add their
-// sums one warp after the other, a block barrier between turns (turns
-// handed over through a shared-memory flag were no faster, and are beyond
-// what compute-sanitizer's racecheck can follow). The order of the adds, and
-// so every bit of C, depends only on the structure of the operands and the
-// launch configuration.
+// sums one warp after the other, a block barrier between turns. (Turns
+// handed over through a shared-memory flag, warps spinning on it, were
+// slower: numeric of rmat:16:16 72 ms against 45 ms, longrows:20000 1.06
+// against 0.66 ms, H100 fp64; and racecheck cannot follow them.) The order
+// of the adds, and so every bit of C, depends only on the structure of the
+// operands and the launch configuration.
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"

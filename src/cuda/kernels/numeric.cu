@@ -29,9 +29,9 @@ namespace {
 
 // One group per row: accumulate in a shared hash map, sort it, copy out.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(max_block_threads(G)) hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts,
-                                    int bin, const int* __restrict__ binned_rows, int log2_table,
-                                    int lanes) {
+__global__ void __launch_bounds__(max_block_threads(G))
+    hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
+                        const int* __restrict__ binned_rows, int log2_table, int lanes) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();

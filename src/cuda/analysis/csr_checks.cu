@@ -63,8 +63,9 @@ uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
   const cudaStream_t stream = ctx.stream();
   DeviceBuffer<unsigned long long> sum(ctx, 1);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream));
-  fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
-                                 static_cast<const Col*>(m.col_ind), sum.get());
+  fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
+      m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
+      static_cast<const Col*>(m.col_ind), sum.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   auto* host = static_cast<unsigned long long*>(ctx.pinned_scratch(sizeof(unsigned long long)));
   SPGEMM_CUDA_CHECK(
@@ -80,8 +81,8 @@ void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
   const auto* cols = static_cast<const Col*>(m.col_ind);
   DeviceBuffer<CsrDefects> found(ctx, 1);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects), stream));
-  csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(m.rows, m.cols, m.nnz, m.base, offsets,
-                                                      cols, found.get());
+  csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
+      m.rows, m.cols, m.nnz, m.base, offsets, cols, found.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects)));
   SPGEMM_CUDA_CHECK(

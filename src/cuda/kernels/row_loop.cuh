@@ -40,19 +40,14 @@ __device__ __forceinline__ int group_in_block() {
 // row of A with one entry and a long row of B keeps the block busy (a 1 x 1
 // A row times a 3M-entry B row took 49 s without). Warps keep their lanes:
 // widening them cost 35% in the symbolic phase of G3_circuit (H200).
-__device__ __forceinline__ int widened_lanes(int threads, int lanes, long long a_entries) {
-  if (threads > 32)
-    while (lanes * 2 <= threads && threads / (lanes * 2) >= a_entries) lanes *= 2;
-  return lanes;
-}
-
 template <class Offset, class Col, class Product>
 __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
                                                  const Pattern<Offset, Col>& B, int row, int rank,
                                                  int threads, int lanes, Product&& product) {
   const Offset a_begin = A.begin(row);
   const Offset a_end = A.end(row);
-  lanes = widened_lanes(threads, lanes, a_end - a_begin);
+  if (threads > 32)
+    while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
   const int lane = rank % lanes;
   const int sub = rank / lanes;
   const int subs = threads / lanes;

@@ -5,7 +5,10 @@
 //             their exact nnz for the numeric phase -> ONE readback of a
 //             small summary (nnz(C) and the numeric bin counts): the only
 //             host synchronization of a product
-//   numeric:  per bin (kernels/numeric.cu), exact grids from the summary.
+//   numeric:  per bin (kernels/numeric.cu), exact grids from the summary;
+//             from the second numeric phase into the same arrays of C on,
+//             rows keep the column indices already there if they still hold
+//             (kernels/known_columns.cuh) and only get new values.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -99,6 +102,7 @@ class CudaEngine final : public Engine {
     numeric_rows_.reallocate(ctx_, static_cast<size_t>(rows));
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
+    written_ = {};
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
@@ -114,6 +118,7 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = summary_.get();
     // Rows without products are not binned: their count stays 0.
+    written_ = {};
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
     if (rows > 0)
       launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
@@ -146,10 +151,12 @@ class CudaEngine final : public Engine {
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),
                                          static_cast<Value*>(c.values)};
+    const WrittenArrays target{c.row_offsets, c.col_ind};
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args, lanes_,
-                                       ctx_.deterministic(),
-                                       numeric_counts_, &summary_.get()->numeric,
-                                       numeric_rows_.get(), ctx_.stream());
+                                       ctx_.deterministic(), target == written_, numeric_counts_,
+                                       &summary_.get()->numeric, numeric_rows_.get(),
+                                       ctx_.stream());
+    written_ = target;
   }
 
  private:
@@ -182,6 +189,18 @@ class CudaEngine final : public Engine {
     return std::max(reduce_bytes, scan_bytes);
   }
 
+  // C's arrays the last numeric phase since the symbolic phase wrote to:
+  // if the next writes to the same, their column indices are worth trying
+  // (they are checked row by row, never trusted; the first numeric phase
+  // does not read them, so uninitialized arrays are never read).
+  struct WrittenArrays {
+    const void* row_offsets = nullptr;
+    const void* col_ind = nullptr;
+    bool operator==(const WrittenArrays& o) const {
+      return row_offsets && row_offsets == o.row_offsets && col_ind == o.col_ind;
+    }
+  };
+
   Context& ctx_;
   BinLayout symbolic_layout_;
   BinLayout numeric_layout_;
@@ -190,6 +209,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<int> symbolic_rows_;
   DeviceBuffer<int> numeric_rows_;
   BinCounts numeric_counts_{};
+  WrittenArrays written_;
 };
 
 }  // namespace

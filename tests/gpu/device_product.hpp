@@ -130,8 +130,10 @@ class DeviceProduct {
     spgemmDestroyMatrix(C_);
   }
 
-  HostCsr<V> numeric(V alpha) {
-    c_cols_->poison(stream_);
+  // Poisons C's values, and its column indices too unless keep_columns
+  // (then they are what the last numeric phase or edit_columns left there).
+  HostCsr<V> numeric(V alpha, bool keep_columns = false) {
+    if (!keep_columns) c_cols_->poison(stream_);
     c_values_->poison(stream_);
     spgemm_ok(spgemmNumeric(handle_, plan_, &alpha), "spgemmNumeric");
     cuda_ok(cudaStreamSynchronize(stream_), "numeric");
@@ -142,6 +144,14 @@ class DeviceProduct {
     C.col_ind = c_cols_->download(stream_);
     C.values = c_values_->download(stream_);
     return C;
+  }
+
+  // edit(row_offsets, cols) changes C's column indices in place.
+  template <class Edit>
+  void edit_columns(Edit&& edit) {
+    std::vector<int32_t> cols = c_cols_->download(stream_);
+    edit(c_offsets_.download(stream_), cols);
+    c_cols_->upload(cols, stream_);
   }
 
   // New values, same structure.

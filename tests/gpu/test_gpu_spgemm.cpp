@@ -86,6 +86,72 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
   }
 }
 
+// From the second numeric phase on, rows keep the column indices the first
+// wrote and only get values (src/cuda/kernels/known_columns.cuh), unless
+// they were changed: then the row is computed in full. Rows in warp tables
+// (uniform), block tables (banded) and dense windows (4 x 1 times a 1 x
+// 40000 row with 20000 entries: C's rows are longer than any table).
+TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
+                   float, double) {
+  Handle handle;
+  struct Case {
+    const char* name;
+    HostCsr<double> A, B;
+  };
+  const auto banded = generate("banded:3000:200");
+  const Case cases[] = {
+      {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
+      {"banded:3000:200", banded, banded},
+      {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
+  };
+  // Changes to a few rows that keep nothing else in C wrong: unsorted,
+  // a column the row has no term in (still ascending), out of range, and
+  // (long rows) a first column past the row's first term.
+  using Cols = std::vector<int32_t>;
+  using Offsets = std::vector<int32_t>;
+  const std::pair<const char*, void (*)(const Offsets&, Cols&)> edits[] = {
+      {"kept", [](const Offsets&, Cols&) {}},
+      {"swapped",
+       [](const Offsets& o, Cols& c) {
+         for (size_t r = 0; r + 1 < o.size(); r += 7)
+           if (o[r + 1] - o[r] >= 2) std::swap(c[o[r]], c[o[r] + 1]);
+       }},
+      {"foreign column",
+       [](const Offsets& o, Cols& c) {
+         for (size_t r = 0; r + 1 < o.size(); ++r)
+           for (int32_t j = o[r]; j + 1 < o[r + 1]; ++j)
+             if (c[j] + 1 < c[j + 1]) {
+               ++c[j];
+               break;
+             }
+       }},
+      {"out of range",
+       [](const Offsets& o, Cols& c) {
+         for (size_t r = 0; r + 1 < o.size(); r += 5)
+           if (o[r + 1] > o[r]) c[o[r + 1] - 1] = 1 << 30;
+       }},
+      {"poisoned", [](const Offsets&, Cols& c) { std::fill(c.begin(), c.end(), -1); }},
+  };
+  for (const Case& c : cases) {
+    auto A = convert_values<TestType>(c.A);
+    auto B = convert_values<TestType>(c.B);
+    DeviceProduct<TestType> product(handle.h, A, B);
+    product.numeric(TestType(1));
+    uint64_t seed = 300;
+    for (const auto& [edit_name, edit] : edits) {
+      randomize_values(A, ++seed);
+      randomize_values(B, ++seed);
+      product.set_values(A, B);
+      product.edit_columns(edit);
+      const std::string diff =
+          compare_csr(product.numeric(TestType(-0.75), true),
+                      reference_spgemm(A, B, TestType(-0.75)), default_rtol<TestType>());
+      INFO(c.name << ", columns " << edit_name << ": " << diff);
+      CHECK(diff.empty());
+    }
+  }
+}
+
 TEST_CASE("GPU SpGEMM runs on a user stream", "[gpu]") {
   cudaStream_t stream = nullptr;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");

@@ -64,6 +64,20 @@ struct SharedHashMap {
     return -1;
   }
 
+  // The slot of key, -1 if it is not in the table (read-only: for tables
+  // whose keys were all claimed beforehand).
+  __device__ int find(int key) const {
+    const int mask = (1 << log2_size) - 1;
+    int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
+    for (int probe = 0; probe <= mask; ++probe) {
+      const int current = keys[slot];
+      if (current == key) return slot;
+      if (current == kEmptyKey) return -1;
+      slot = (slot + 1) & mask;
+    }
+    return -1;
+  }
+
   __device__ void add(int key, Value value) const {
     const int slot = claim(key);
     if (slot >= 0) atomic_add(&values[slot], value);

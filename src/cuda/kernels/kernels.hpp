@@ -49,13 +49,15 @@ struct NumericArgs {
 };
 
 // Fills C's columns and values, adding each entry's terms in a fixed order
-// when `ordered` (bitwise-reproducible results). host_counts are the bin
-// counts read back at the end of the symbolic phase, so empty bins are
-// skipped and grids are exact.
+// when `ordered` (bitwise-reproducible results). `reuse`: C's column indices
+// were written by the plan's previous numeric phase, rows whose columns are
+// still intact only get new values (kernels/known_columns.cuh). host_counts
+// are the bin counts read back at the end of the symbolic phase, so empty
+// bins are skipped and grids are exact.
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
-                    const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
-                    cudaStream_t stream);
+                    bool reuse, const BinCounts& host_counts, const BinCounts* counts,
+                    const int* binned_rows, cudaStream_t stream);
 
 }  // namespace spgemm::cuda

@@ -4,6 +4,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/kernels/known_columns.cuh"
 #include "cuda/kernels/ordered_loop.cuh"
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/block_compact.cuh"
@@ -28,10 +29,13 @@ namespace {
 // shared-memory atomics in whatever order they come.
 
 // One group per row: accumulate in a shared hash map, sort it, copy out.
+// reuse: C's column indices may hold the row's columns already
+// (kernels/known_columns.cuh); rows where they do only get their values.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
-                        const int* __restrict__ binned_rows, int log2_table, int lanes) {
+                        const int* __restrict__ binned_rows, int log2_table, int lanes,
+                        bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -45,51 +49,62 @@ __global__ void __launch_bounds__(max_block_threads(G))
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashMap<Value> map{keys, values, log2_table};
-
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x * per_block + slot; i < n; i += gridDim.x * per_block) {
-    const int row = binned_rows[begin + i];
+  ChunkScratch<Offset> scratch{};
+  if constexpr (Ordered) {
+    scratch = chunk_scratch<max_block_threads(G), Offset>();
+    scratch.start += slot * threads;
+    scratch.b_begin += slot * threads;
+  }
+  auto clear = [&] {
     for (int s = rank; s < table; s += threads) {
       keys[s] = kEmptyKey;
       values[s] = Value(0);
     }
     group.sync();
-    if constexpr (Ordered) {
-      __shared__ long long starts[max_block_threads(G)];
-      __shared__ Offset b_begins[max_block_threads(G)];
-      __shared__ long long partial[32];
-      const ChunkScratch<Offset> scratch{starts + slot * threads, b_begins + slot * threads,
-                                         partial};
-      add_row_in_order<Addend>(
-          args, row, rank, threads, scratch,
-          [&](int col, int& at) { return (at = map.claim(col)) >= 0; }, values);
-    } else {
-      for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
-        map.add(col, args.alpha * args.a_values[a] * args.b_values[b]);
-      });
-      if constexpr (Addend)
-        for_each_addend(args.D, row, rank, threads,
-                        [&](int col, Offset d) { map.add(col, args.beta * args.d_values[d]); });
-    }
+  };
+  auto accumulate = [&](int row, auto&& locate) {
+    accumulate_row<Addend, Ordered>(args, row, rank, threads, lanes, scratch, locate, values);
     group.sync();
+  };
+
+  const int begin = bin_begin(counts, bin);
+  const int n = counts->count[bin];
+  for (int i = blockIdx.x * per_block + slot; i < n; i += gridDim.x * per_block) {
+    const int row = binned_rows[begin + i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
-    if (table <= kRankSortMaxTable) {
-      scatter_sorted_by_rank(group, keys, values, table, len, args.c_base, args.c_cols + out,
-                             args.c_values + out);
+    clear();
+    bool known = reuse && claim_known_columns<G>(args, out, len, rank, threads, map);
+    if (known) {
+      bool missing = false;
+      accumulate(row, [&](int col) {
+        const int at = map.find(col);
+        missing |= at < 0;
+        return at;
+      });
+      known = !group_any<G>(missing);
+      if (!known) clear();
+    }
+    if (known) {
+      write_known_values(args, out, len, rank, threads, map);
     } else {
-      int sort_length;
-      if constexpr (G == Group::warp) {
-        sort_length = compact_warp_table(group, keys, values, table);
+      accumulate(row, [&](int col) { return map.claim(col); });
+      if (table <= kRankSortMaxTable) {
+        scatter_sorted_by_rank(group, keys, values, table, len, args.c_base, args.c_cols + out,
+                               args.c_values + out);
       } else {
-        sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
-                                          args.c_values + out, len, counter);
-      }
-      bitonic_sort_pairs(group, keys, values, sort_length);
-      for (int s = rank; s < len && s < sort_length; s += threads) {
-        args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);
-        args.c_values[out + s] = values[s];
+        int sort_length;
+        if constexpr (G == Group::warp) {
+          sort_length = compact_warp_table(group, keys, values, table);
+        } else {
+          sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
+                                            args.c_values + out, len, counter);
+        }
+        bitonic_sort_pairs(group, keys, values, sort_length);
+        for (int s = rank; s < len && s < sort_length; s += threads) {
+          args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);
+          args.c_values[out + s] = values[s];
+        }
       }
     }
     group.sync();  // the table is reused by the next row
@@ -97,11 +112,12 @@ __global__ void __launch_bounds__(max_block_threads(G))
 }
 
 // One block per long row: a dense value array with a bitmask over windows of
-// the row's column range; each window is compacted in column order.
+// the row's column range; each window is compacted in column order. reuse:
+// the range may be read from C's first and last column (known_columns.cuh).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
-                         const int* __restrict__ binned_rows, int window, int lanes) {
+                         const int* __restrict__ binned_rows, int window, int lanes, bool reuse) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
   __shared__ union {
@@ -111,16 +127,12 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
+  ChunkScratch<Offset> scratch{};
+  if constexpr (Ordered) scratch = chunk_scratch<kDenseBlockThreads, Offset>();
 
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x; i < n; i += gridDim.x) {
-    const int row = binned_rows[begin + i];
-    int lo, hi;
-    product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes, window,
-                                                   temp.reduce, lo, hi);
-    const Offset out = args.c_begin(row);
-    const int len = static_cast<int>(args.c_end(row) - out);
+  // The row's entries in columns [lo, hi], window by window; returns how
+  // many the row has there (block-uniform).
+  auto fill_windows = [&](int row, Offset out, int len, int lo, int hi) {
     int written = 0;
     for (long long w0 = lo; w0 <= hi && written < len; w0 += window) {
       // only the part of the window the row's column span reaches
@@ -130,33 +142,15 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      if constexpr (Ordered) {
-        __shared__ long long starts[kDenseBlockThreads];
-        __shared__ Offset b_begins[kDenseBlockThreads];
-        __shared__ long long partial[32];
-        add_row_in_order<Addend>(
-            args, row, threadIdx.x, blockDim.x, ChunkScratch<Offset>{starts, b_begins, partial},
-            [&](int col, int& offset) {
-              const long long o = col - w0;
-              if (o < 0 || o >= window) return false;
-              offset = static_cast<int>(o);
-              acc.mask.set(offset);
-              return true;
-            },
-            acc.values);
-      } else {
-        auto add = [&](int col, Value term) {
-          const long long offset = col - w0;
-          if (offset >= 0 && offset < window) acc.add(static_cast<int>(offset), term);
-        };
-        for_each_product(args.A, args.B, row, threadIdx.x, blockDim.x, lanes,
-                         [&](int col, Offset a, Offset b) {
-                           add(col, args.alpha * args.a_values[a] * args.b_values[b]);
-                         });
-        if constexpr (Addend)
-          for_each_addend(args.D, row, threadIdx.x, blockDim.x,
-                          [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
-      }
+      accumulate_row<Addend, Ordered>(
+          args, row, threadIdx.x, blockDim.x, lanes, scratch,
+          [&](int col) {
+            const long long offset = col - w0;
+            if (offset < 0 || offset >= window) return -1;
+            acc.mask.set(static_cast<int>(offset));
+            return static_cast<int>(offset);
+          },
+          acc.values);
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.
@@ -181,12 +175,29 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       written += window_total;
       __syncthreads();
     }
+    return written;
+  };
+
+  const int begin = bin_begin(counts, bin);
+  const int n = counts->count[bin];
+  for (int i = blockIdx.x; i < n; i += gridDim.x) {
+    const int row = binned_rows[begin + i];
+    const Offset out = args.c_begin(row);
+    const int len = static_cast<int>(args.c_end(row) - out);
+    int lo, hi;
+    // a range from C's columns that missed terms leaves the row short
+    if (reuse && known_column_range(args, out, len, lo, hi) &&
+        fill_windows(row, out, len, lo, hi) == len)
+      continue;
+    product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
+                                                           window, temp.reduce, lo, hi);
+    fill_windows(row, out, len, lo, hi);
   }
 }
 
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, int rows_in_bin,
-                     const NumericArgs<Value, Offset, Col>& args, int lanes,
+                     const NumericArgs<Value, Offset, Col>& args, int lanes, bool reuse,
                      const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
@@ -195,13 +206,13 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, b.smem_bytes, stream>>>(args, counts, bin, binned_rows,
                                                   log2_of_pow2(b.spec.table_size),
-                                                  std::min(lanes, group_threads));
+                                                  std::min(lanes, group_threads), reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
-                 const NumericArgs<Value, Offset, Col>& args, int lanes,
+                 const NumericArgs<Value, Offset, Col>& args, int lanes, bool reuse,
                  const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
                  cudaStream_t stream) {
   for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
@@ -211,11 +222,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
     switch (b.spec.group) {
       case Group::warp:
         launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
-                                                      counts, binned_rows, stream);
+                                                      reuse, counts, binned_rows, stream);
         break;
       case Group::block:
         launch_hash_bin<Group::block, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
-                                                       counts, binned_rows, stream);
+                                                       reuse, counts, binned_rows, stream);
         break;
     }
   }
@@ -228,7 +239,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
   const size_t smem = sizeof(Value) * window + window / 8;
   const int grid = grid_for(long_rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
   kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, counts, layout.dense_bin(), binned_rows,
-                                                     window, lanes);
+                                                     window, lanes, reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -237,12 +248,12 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
-                    const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
-                    cudaStream_t stream) {
+                    bool reuse, const BinCounts& host_counts, const BinCounts* counts,
+                    const int* binned_rows, cudaStream_t stream) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, lanes, host_counts, counts, binned_rows,
-                                    stream);
+      launch_bins<addend, in_order>(limits, layout, args, lanes, reuse, host_counts, counts,
+                                    binned_rows, stream);
     });
   });
 }
@@ -250,7 +261,7 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int,     \
-      bool, const BinCounts&, const BinCounts*, const int*, cudaStream_t);
+      bool, bool, const BinCounts&, const BinCounts*, const int*, cudaStream_t);
 #define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)

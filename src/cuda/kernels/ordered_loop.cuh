@@ -19,6 +19,7 @@
 // operands and the launch configuration.
 #pragma once
 
+#include "cuda/accumulators/atomic_add.cuh"
 #include "cuda/accumulators/ordered_add.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
@@ -32,6 +33,16 @@ struct ChunkScratch {
   Offset* b_begin;      // [threads]: where that entry's row of B begins
   long long* partial;   // [32]: per-warp totals of the scan (blocks only)
 };
+
+// The scratch of a kernel whose groups have at most MaxThreads threads in
+// all per block (one static allocation per kernel; groups take slices of it).
+template <int MaxThreads, class Offset>
+__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch() {
+  __shared__ long long starts[MaxThreads];
+  __shared__ Offset b_begins[MaxThreads];
+  __shared__ long long partial[32];
+  return {starts, b_begins, partial};
+}
 
 __device__ __forceinline__ void group_sync(int threads) {
   if (threads == 32) __syncwarp();
@@ -155,6 +166,35 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
           return true;
         },
         values);
+  }
+}
+
+// What the numeric kernels call: adds every term of `row` of C (products,
+// then with Addend D's entries) to values[locate(col)], skipping terms whose
+// locate(col) is negative (no slot: outside a dense window, or not among a
+// reused row's columns). Ordered: in the fixed order above, through scratch
+// (a slice of chunk_scratch for the group); otherwise with atomics, `lanes`
+// threads per row of B. Group-collective.
+template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
+__device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
+                                               int row, int rank, int threads, int lanes,
+                                               const ChunkScratch<Offset>& scratch,
+                                               Locate&& locate, Value* values) {
+  if constexpr (Ordered) {
+    add_row_in_order<Addend>(
+        args, row, rank, threads, scratch,
+        [&](int col, int& slot) { return (slot = locate(col)) >= 0; }, values);
+  } else {
+    auto add = [&](int col, Value term) {
+      const int slot = locate(col);
+      if (slot >= 0) atomic_add(&values[slot], term);
+    };
+    for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
+      add(col, args.alpha * args.a_values[a] * args.b_values[b]);
+    });
+    if constexpr (Addend)
+      for_each_addend(args.D, row, rank, threads,
+                      [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
   }
 }
 

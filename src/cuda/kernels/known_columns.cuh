@@ -1,0 +1,80 @@
+// Structure reuse in the numeric phase. From the second spgemmNumeric of a
+// plan on, C's column indices are normally the ones the previous numeric
+// phase wrote there (sorted, same arrays), so a row's accumulator can be
+// keyed by them before any term arrives: no sorting, no column writes, only
+// the values. Nothing is taken on trust. A row's columns are used only if
+// they are in range and strictly ascending and every term of the row finds
+// its column among them; the row has as many entries as its terms have
+// distinct columns (the symbolic phase counted them), so those checks make
+// them exactly the row's columns. Any other row (its columns overwritten or
+// poisoned by the caller, say) is computed in full, as the first time.
+#pragma once
+
+#include "cuda/accumulators/hash_table.cuh"
+#include "cuda/kernels/kernels.hpp"
+
+namespace spgemm::cuda {
+
+// Whether p holds on any thread of the group; the group's shared-memory
+// writes before it are seen by all after it. Group-collective.
+template <Group G>
+__device__ __forceinline__ bool group_any(bool p) {
+  if constexpr (G == Group::block) {
+    return __syncthreads_or(p) != 0;
+  } else {
+    __syncwarp();
+    return __any_sync(0xffffffffu, p) != 0;
+  }
+}
+
+// Column j of C's row (from `out`), zero-based, in 64 bits so that any value
+// a caller may have left there can be range-checked.
+template <class Value, class Offset, class Col>
+__device__ __forceinline__ long long c_column(const NumericArgs<Value, Offset, Col>& args,
+                                              Offset out, int j) {
+  return static_cast<long long>(args.c_cols[out + j]) - args.c_base;
+}
+
+// Claims C's columns of the row (len entries from `out`) in map; returns,
+// group-uniformly, whether they are in [0, cols of C) and strictly
+// ascending. Group-collective.
+template <Group G, class Value, class Offset, class Col>
+__device__ bool claim_known_columns(const NumericArgs<Value, Offset, Col>& args, Offset out,
+                                    int len, int rank, int threads,
+                                    const SharedHashMap<Value>& map) {
+  bool bad = false;
+  for (int j = rank; j < len; j += threads) {
+    const long long col = c_column(args, out, j);
+    const long long next = j + 1 < len ? c_column(args, out, j + 1) : args.B.num_cols;
+    if (col < 0 || col >= next) bad = true;
+    else map.claim(static_cast<int>(col));
+  }
+  return !group_any<G>(bad);
+}
+
+// C's values of a row whose columns claim_known_columns accepted and whose
+// terms all found them.
+template <class Value, class Offset, class Col>
+__device__ void write_known_values(const NumericArgs<Value, Offset, Col>& args, Offset out,
+                                   int len, int rank, int threads,
+                                   const SharedHashMap<Value>& map) {
+  for (int j = rank; j < len; j += threads)
+    args.c_values[out + j] = map.values[map.find(static_cast<int>(c_column(args, out, j)))];
+}
+
+// The column range of a dense-window row from its first and last column in
+// C; false (compute it from the terms) if they are not a valid range. A range
+// that misses some of the row's terms leaves the row with fewer entries than
+// its length, which the dense kernel checks.
+template <class Value, class Offset, class Col>
+__device__ bool known_column_range(const NumericArgs<Value, Offset, Col>& args, Offset out,
+                                   int len, int& lo, int& hi) {
+  if (len == 0) return false;
+  const long long first = c_column(args, out, 0), last = c_column(args, out, len - 1);
+  if (first < 0 || first > last || last >= args.B.num_cols) return false;
+  lo = static_cast<int>(first);
+  hi = static_cast<int>(last);
+  return true;
+}
+
+}  // namespace spgemm::cuda

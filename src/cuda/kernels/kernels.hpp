@@ -6,6 +6,7 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/row_loop.cuh"
 
+#include <cuda/std/complex>
 #include <cuda_runtime_api.h>
 
 #include <type_traits>
@@ -29,6 +30,23 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes, const BinCounts* counts,
                      const int* binned_rows, Offset* row_nnz, cudaStream_t stream);
 
+// x * y with every rounding spelled out as an intrinsic, which the compiler
+// never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse
+// where it sees fit, differently in differently inlined copies of the same
+// expression (complex products differed in the last bit between the kernels
+// of the first and later numeric phases), and the deterministic mode
+// promises the same bits from whichever kernel computes a row.
+__device__ __forceinline__ float mul_rn(float x, float y) { return __fmul_rn(x, y); }
+__device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(x, y); }
+__device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
+__device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
+template <class Real>
+__device__ __forceinline__ ::cuda::std::complex<Real> mul_rn(::cuda::std::complex<Real> x,
+                                                            ::cuda::std::complex<Real> y) {
+  return {add_rn(mul_rn(x.real(), y.real()), -mul_rn(x.imag(), y.imag())),
+          add_rn(mul_rn(x.real(), y.imag()), mul_rn(x.imag(), y.real()))};
+}
+
 // C's row offsets carry C's index base (c_begin / c_end take it off); its
 // column indices are written with c_base added.
 template <class Value, class Offset, class Col>
@@ -46,6 +64,11 @@ struct NumericArgs {
 
   __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
+  // The term of product a_ik * b_kj (positions a and b), and of D's entry d.
+  __device__ __forceinline__ Value product(Offset a, Offset b) const {
+    return mul_rn(mul_rn(alpha, a_values[a]), b_values[b]);
+  }
+  __device__ __forceinline__ Value addend(Offset d) const { return mul_rn(beta, d_values[d]); }
 };
 
 // Fills C's columns and values, adding each entry's terms in a fixed order

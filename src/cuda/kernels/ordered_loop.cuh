@@ -150,7 +150,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
           }
           const Offset b = scratch.b_begin[lo] + static_cast<Offset>(p - scratch.start[lo]);
           if (!locate(B.col(b), slot)) return false;
-          value = args.alpha * args.a_values[a_chunk + lo] * args.b_values[b];
+          value = args.product(a_chunk + lo, b);
           return true;
         },
         values);
@@ -162,7 +162,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
         static_cast<long long>(args.D.end(row) - d_begin), rank, threads,
         [&](long long p, int& slot, Value& value) {
           if (!locate(args.D.col(d_begin + p), slot)) return false;
-          value = args.beta * args.d_values[d_begin + p];
+          value = args.addend(d_begin + p);
           return true;
         },
         values);
@@ -190,11 +190,11 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
       if (slot >= 0) atomic_add(&values[slot], term);
     };
     for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
-      add(col, args.alpha * args.a_values[a] * args.b_values[b]);
+      add(col, args.product(a, b));
     });
     if constexpr (Addend)
       for_each_addend(args.D, row, rank, threads,
-                      [&](int col, Offset d) { add(col, args.beta * args.d_values[d]); });
+                      [&](int col, Offset d) { add(col, args.addend(d)); });
   }
 }
 

@@ -27,6 +27,14 @@ enum CsrDefect : int {
   kCsrDefects = 4
 };
 
+// A matrix whose CSR structure the input checks inspect, and its name in
+// the messages ("A", "B", "D"); a plan checks at most A, B and D at once.
+struct CheckedOperand {
+  const MatrixDesc* m;
+  const char* name;
+};
+inline constexpr int kMaxCheckedOperands = 3;
+
 // first[d]: smallest position (row or entry) with defect d, or kNoDefect.
 struct CsrDefects {
   static constexpr uint64_t kNoDefect = ~uint64_t{0};

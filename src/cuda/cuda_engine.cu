@@ -78,8 +78,8 @@ class CudaEngine final : public Engine {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);
   }
 
-  void check_structure(const MatrixDesc& m, const char* name) override {
-    check_csr_structure<Offset, Col>(ctx_, m, name);
+  void check_structures(const CheckedOperand* operands, int count) override {
+    check_csr_structures<Offset, Col>(ctx_, operands, count);
   }
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }

@@ -186,7 +186,11 @@ class HostEngine final : public Engine {
   }
 
  public:
-  void check_structure(const MatrixDesc& m, const char* name) override {
+  void check_structures(const CheckedOperand* operands, int count) override {
+    for (int i = 0; i < count; ++i) check_structure(*operands[i].m, operands[i].name);
+  }
+
+  static void check_structure(const MatrixDesc& m, const char* name) {
     const auto* offsets = static_cast<const Offset*>(m.row_offsets);
     const auto* cols = static_cast<const Col*>(m.col_ind);
     CsrDefects found;

@@ -4,6 +4,7 @@
 // honoured.
 #pragma once
 
+#include "core/csr_checks.hpp"
 #include "core/matrix.hpp"
 #include "plan/transpose.hpp"
 
@@ -32,9 +33,10 @@ class Engine {
   // from the operands' shapes and types alone (arrays may be NULL); every
   // block rounded up to Arena::kAlignment. Transposes report their own.
   virtual size_t workspace_bytes(const Operands& shapes) const = 0;
-  // Throws INVALID_VALUE naming the first defect of m's CSR structure
-  // (core/csr_checks.hpp). m's row offsets are not NULL.
-  virtual void check_structure(const MatrixDesc& m, const char* name) = 0;
+  // Throws INVALID_VALUE naming the first defect (core/csr_checks.hpp) of
+  // the first of the `count` (<= kMaxCheckedOperands) operands that has one;
+  // their row offsets are not NULL. GPU: one synchronization for all.
+  virtual void check_structures(const CheckedOperand* operands, int count) = 0;
   // core/csr_checks.hpp's fingerprint of m's structure (debug option).
   virtual uint64_t fingerprint(const MatrixDesc& m) = 0;
   // Row statistics and binning from the structure of the operands.

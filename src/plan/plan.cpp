@@ -75,6 +75,14 @@ void require_operand_arrays(const MatrixDesc& m, const char* name) {
   require_aligned_values(m, name);
 }
 
+// Whether two descriptors describe the same CSR structure in the same arrays
+// (C = A * A): checked once.
+bool same_structure(const MatrixDesc& a, const MatrixDesc& b) {
+  return a.row_offsets == b.row_offsets && a.col_ind == b.col_ind && a.rows == b.rows &&
+         a.cols == b.cols && a.nnz == b.nnz && a.offset_type == b.offset_type &&
+         a.index_type == b.index_type && a.base == b.base;
+}
+
 template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
   if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, Offset, Col>();
@@ -188,9 +196,13 @@ void Plan::analyze() {
   analysis_begun_ = true;
   stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
   if (ctx_->input_checks()) {
-    if (A_->row_offsets) engine_->check_structure(*A_, "A");
-    if (B_->row_offsets) engine_->check_structure(*B_, "B");
-    if (D_ && D_->row_offsets) engine_->check_structure(*D_, "D");
+    CheckedOperand checked[kMaxCheckedOperands];
+    int count = 0;
+    if (A_->row_offsets) checked[count++] = {A_, "A"};
+    if (B_->row_offsets && !(A_->row_offsets && same_structure(*A_, *B_)))
+      checked[count++] = {B_, "B"};
+    if (D_ && D_->row_offsets) checked[count++] = {D_, "D"};
+    engine_->check_structures(checked, count);
   }
   fingerprinted_ = ctx_->verify_structure();
   if (fingerprinted_) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/context.hpp"
+#include "core/csr_checks.hpp"
 #include "core/matrix.hpp"
 #include "cuda/pattern.cuh"
 
@@ -19,16 +20,18 @@ template <class Offset, class Col>
 void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
                   int rows, int* sizes, cudaStream_t stream);
 
-// The input checks (core/csr_checks.hpp) on the device: throws INVALID_VALUE
-// naming the first defect. Synchronizes the handle's stream once.
+// The input checks (core/csr_checks.hpp) of `count` operands on the device:
+// throws INVALID_VALUE naming the first defect of the first operand with
+// one. One kernel per operand, then one synchronization of the handle's
+// stream for all.
 template <class Offset, class Col>
-void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name);
+void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count);
 
 // core/csr_checks.hpp's fingerprint of m's structure. Synchronizes once.
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m);
 
-// The device workspace of one check_csr_structure plus one csr_fingerprint
+// The device workspace of one check_csr_structures plus one csr_fingerprint
 // (each holds its block for the length of the call only).
 size_t csr_checks_workspace_bytes();
 

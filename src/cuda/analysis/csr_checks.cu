@@ -1,5 +1,6 @@
-// The input checks of core/csr_checks.hpp as one grid-stride kernel; the
-// first position of each defect is kept with a 64-bit atomicMin.
+// The input checks of core/csr_checks.hpp as one grid-stride kernel per
+// operand; the first position of each defect is kept with a 64-bit
+// atomicMin.
 #include "core/csr_checks.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -75,32 +76,40 @@ uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
 }
 
 template <class Offset, class Col>
-void check_csr_structure(Context& ctx, const MatrixDesc& m, const char* name) {
+void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count) {
+  if (count == 0) return;
   const cudaStream_t stream = ctx.stream();
-  const auto* offsets = static_cast<const Offset*>(m.row_offsets);
-  const auto* cols = static_cast<const Col*>(m.col_ind);
-  DeviceBuffer<CsrDefects> found(ctx, 1);
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects), stream));
-  csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
-      m.rows, m.cols, m.nnz, m.base, offsets, cols, found.get());
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects)));
-  SPGEMM_CUDA_CHECK(
-      cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects), cudaMemcpyDeviceToHost, stream));
+  DeviceBuffer<CsrDefects> found(ctx, static_cast<size_t>(count));
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects) * count, stream));
+  for (int i = 0; i < count; ++i) {
+    const MatrixDesc& m = *operands[i].m;
+    csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
+        m.rows, m.cols, m.nnz, m.base, static_cast<const Offset*>(m.row_offsets),
+        static_cast<const Col*>(m.col_ind), found.get() + i);
+    SPGEMM_CUDA_CHECK_LAUNCH();
+  }
+  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects) * count));
+  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects) * count,
+                                    cudaMemcpyDeviceToHost, stream));
   SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const CsrDefects result = *host;
-  fail_on_defects(
-      result, name, m, [&](int64_t at) { return read_one(offsets, at); },
-      [&](int64_t at) { return read_one(cols, at); });
+  for (int i = 0; i < count; ++i) {
+    const MatrixDesc& m = *operands[i].m;
+    const auto* offsets = static_cast<const Offset*>(m.row_offsets);
+    const auto* cols = static_cast<const Col*>(m.col_ind);
+    const CsrDefects result = host[i];  // read_one below reuses no pinned memory
+    fail_on_defects(
+        result, operands[i].name, m, [&](int64_t at) { return read_one(offsets, at); },
+        [&](int64_t at) { return read_one(cols, at); });
+  }
 }
 
 size_t csr_checks_workspace_bytes() {
-  return DeviceBuffer<CsrDefects>::workspace_bytes(1) +
+  return DeviceBuffer<CsrDefects>::workspace_bytes(kMaxCheckedOperands) +
          DeviceBuffer<unsigned long long>::workspace_bytes(1);
 }
 
 #define SPGEMM_INSTANTIATE_CHECKS(Offset, Col)                                              \
-  template void check_csr_structure<Offset, Col>(Context&, const MatrixDesc&, const char*); \
+  template void check_csr_structures<Offset, Col>(Context&, const CheckedOperand*, int);  \
   template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 

@@ -4,11 +4,14 @@
 //             in-place scan into C's row offsets (CUB) -> rows re-binned by
 //             their exact nnz for the numeric phase -> ONE readback of a
 //             small summary (nnz(C) and the numeric bin counts): the only
-//             host synchronization of a product
+//             host synchronization of a large product
 //   numeric:  per bin (kernels/numeric.cu), exact grids from the summary;
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.
+// Small products (configs/bins.hpp: C with few rows, few products, no long
+// row) trade one more readback in analyze for no binning at all: one warp
+// kernel per phase over all rows and C's row offsets from one block.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -18,6 +21,7 @@
 #include "core/values.hpp"
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/binning/binning.cuh"
+#include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
@@ -40,6 +44,8 @@ struct Summary {
   BinCounts symbolic;
   BinCounts numeric;
   long long nnz;
+  ProductStats products;  // read back for C with <= kSmallMaxRows rows
+  int longest_row;        // small products: nnz of C's longest row
 };
 
 struct Sum64 {
@@ -103,13 +109,25 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
+    small_ = false;
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
+    ProductStats* stats = rows <= kSmallMaxRows ? &summary_.get()->products : nullptr;
     row_products(pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
-                 pattern_of<Offset, Col>(in.D), rows, products, stream);
+                 pattern_of<Offset, Col>(in.D), rows, products, stats, stream);
+    if (stats) {
+      const ProductStats host = read_back(stats);
+      small_ = host.total <= kSmallMaxProducts && host.max <= small_max_size();
+      if (small_) {
+        symbolic_schedule_ = {nullptr, nullptr, nullptr,
+                              warp_bin_for(symbolic_layout_, host.max)};
+        return;
+      }
+    }
     bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
              symbolic_rows_.get(), stream);
+    symbolic_schedule_ = {&summary_.get()->symbolic, symbolic_rows_.get(), nullptr, -1};
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
@@ -117,23 +135,30 @@ class CudaEngine final : public Engine {
     const cudaStream_t stream = ctx_.stream();
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = summary_.get();
-    // Rows without products are not binned: their count stays 0.
     written_ = {};
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
-    if (rows > 0)
-      launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
-                                   pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                   rows, lanes_, &summary->symbolic, symbolic_rows_.get(),
-                                   offsets, stream);
-    total_and_scan(offsets, rows, static_cast<Offset>(c.base), &summary->nnz, stream);
+    const auto base = static_cast<Offset>(c.base);
+    // Rows without products are not binned: their count stays 0. (The single
+    // bin of small products covers every row.)
+    if (!small_)
+      SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
+    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                 rows, lanes_, symbolic_schedule_, offsets, stream);
+    if (small_) {
+      small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row, stream);
+      const Summary host = read_back(summary);
+      numeric_schedule_ = {nullptr, nullptr, nullptr,
+                           warp_bin_for(numeric_layout_, host.longest_row)};
+      return host.nnz;
+    }
+    total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
              numeric_rows_.get(), stream);
-    auto* host = static_cast<Summary*>(ctx_.pinned_scratch(sizeof(Summary)));
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, summary, sizeof(Summary), cudaMemcpyDeviceToHost, stream));
-    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::memcpy(&numeric_counts_, &host->numeric, sizeof(BinCounts));
-    return host->nnz;
+    const Summary host = read_back(summary);
+    numeric_counts_ = host.numeric;
+    numeric_schedule_ = {&summary->numeric, numeric_rows_.get(), &numeric_counts_, -1};
+    return host.nnz;
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha,
@@ -152,14 +177,44 @@ class CudaEngine final : public Engine {
                                          static_cast<Col*>(c.col_ind),
                                          static_cast<Value*>(c.values)};
     const WrittenArrays target{c.row_offsets, c.col_ind};
-    launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args, lanes_,
-                                       ctx_.deterministic(), target == written_, numeric_counts_,
-                                       &summary_.get()->numeric, numeric_rows_.get(),
-                                       ctx_.stream());
+    launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
+                                       static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
+                                       target == written_, numeric_schedule_, ctx_.stream());
     written_ = target;
   }
 
  private:
+  // A copy of device data written on the handle's stream, once the stream
+  // reaches it (a synchronization).
+  template <class T>
+  T read_back(const T* device) {
+    auto* host = static_cast<T*>(ctx_.pinned_scratch(sizeof(T)));
+    SPGEMM_CUDA_CHECK(
+        cudaMemcpyAsync(host, device, sizeof(T), cudaMemcpyDeviceToHost, ctx_.stream()));
+    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
+    return *host;
+  }
+
+  // The longest row (products, or nnz in the numeric phase) a small product
+  // may have: the largest warp table of both phases on this device.
+  int small_max_size() const {
+    return std::min(largest_warp_bin_size(symbolic_layout_),
+                    largest_warp_bin_size(numeric_layout_));
+  }
+  static int largest_warp_bin_size(const BinLayout& layout) {
+    int size = 0;
+    for (const HashBinLaunch& b : layout.hash)
+      if (b.spec.group == Group::warp) size = std::max(size, b.spec.max_size);
+    return size;
+  }
+  // The first warp bin whose rows may be `size` long (size <= small_max_size()).
+  static int warp_bin_for(const BinLayout& layout, int size) {
+    for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin)
+      if (layout.hash[bin].spec.group == Group::warp && layout.hash[bin].spec.max_size >= size)
+        return bin;
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "no warp bin for the rows of a small product");
+  }
+
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not
   // wrapped), then the row counts become row offsets in place, starting at
   // C's index base.
@@ -209,6 +264,9 @@ class CudaEngine final : public Engine {
   DeviceBuffer<int> symbolic_rows_;
   DeviceBuffer<int> numeric_rows_;
   BinCounts numeric_counts_{};
+  bool small_ = false;  // configs/bins.hpp: no binning, one warp bin per phase
+  Schedule symbolic_schedule_;
+  Schedule numeric_schedule_;
   WrittenArrays written_;
 };
 

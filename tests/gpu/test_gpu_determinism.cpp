@@ -41,11 +41,13 @@ struct Spec {
   HostCsr<double> (*make)();
 };
 
-// Rows of C in every bin: short rows (warp tables), 300-5000 entries (block
+// Rows of C in every bin: a small product (poisson2d:40, all rows through
+// one warp kernel), short rows (warp tables), 300-5000 entries (block
 // tables), unsorted rows with repeated columns; then (long, double only: the
 // oracle takes seconds) more than 8192 entries (dense windows), from long
 // rows of A or from one long row of B shared by many rows.
 const Spec kSpecs[] = {
+    {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
     {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},
     {"banded:3000:200", [] { return generate("banded:3000:200"); }},

@@ -90,7 +90,8 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 // wrote and only get values (src/cuda/kernels/known_columns.cuh), unless
 // they were changed: then the row is computed in full. Rows in warp tables
 // (uniform), block tables (banded) and dense windows (4 x 1 times a 1 x
-// 40000 row with 20000 entries: C's rows are longer than any table).
+// 40000 row with 20000 entries: C's rows are longer than any table), and a
+// small product (poisson2d:30: one warp kernel for all rows, no bins).
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
   Handle handle;
@@ -100,6 +101,7 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
   };
   const auto banded = generate("banded:3000:200");
   const Case cases[] = {
+      {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},
       {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
       {"banded:3000:200", banded, banded},
       {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},

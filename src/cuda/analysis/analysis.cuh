@@ -14,11 +14,19 @@
 
 namespace spgemm::cuda {
 
+// The products of all rows and of the longest (small-product test,
+// configs/bins.hpp). Zeroed before the analysis.
+struct ProductStats {
+  long long total;
+  int max;
+};
+
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
-// the dense bin, whose loops use 64-bit counters).
+// the dense bin, whose loops use 64-bit counters); with stats != nullptr also
+// their total and maximum.
 template <class Offset, class Col>
 void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, cudaStream_t stream);
+                  int rows, int* sizes, ProductStats* stats, cudaStream_t stream);
 
 // The input checks (core/csr_checks.hpp) of `count` operands on the device:
 // throws INVALID_VALUE naming the first defect of the first operand with

@@ -38,4 +38,30 @@ __device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
   return begin;
 }
 
+// The rows one kernel launch works on: bin `bin` of a binned row list
+// (counts and list on the device), or, for small products that skip the
+// binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order.
+struct RowSet {
+  const BinCounts* counts = nullptr;  // nullptr: all rows
+  int bin = 0;
+  const int* binned = nullptr;
+  int all_rows = 0;
+
+  static RowSet of_bin(const BinCounts* counts, int bin, const int* binned) {
+    return {counts, bin, binned, 0};
+  }
+  static RowSet all(int rows) { return {nullptr, 0, nullptr, rows}; }
+
+  // On the device: the set's size and its i-th row, read once per kernel.
+  struct View {
+    const int* list;  // nullptr: row i is i
+    int size;
+    __device__ __forceinline__ int operator[](int i) const { return list ? list[i] : i; }
+  };
+  __device__ __forceinline__ View view() const {
+    if (!counts) return {nullptr, all_rows};
+    return {binned + bin_begin(counts, bin), counts->count[bin]};
+  }
+};
+
 }  // namespace spgemm::cuda

@@ -109,6 +109,21 @@ inline constexpr int kAnalysisLanes = 8;
 // block, all of the block's shared memory for the window.
 inline constexpr int kDenseBlockThreads = 1024;
 
+// Small products, where launches and not work set the time (every code in
+// ../shared/matrices spends 100-500 us on products of a few microseconds of
+// work). For C with at most kSmallMaxRows rows the analysis also reads back
+// the total and the largest products of a row (one synchronization); if the
+// total is at most kSmallMaxProducts and every row fits a warp table, the
+// rows are not binned: each phase runs one warp kernel over all rows in
+// order (the bin of the longest row), and C's row offsets come from one block
+// (binning/row_offsets.cuh). That drops the two binning passes of each phase,
+// the launches of empty bins and CUB's scan.
+inline constexpr int kSmallMaxRows = 1 << 16;
+inline constexpr long long kSmallMaxProducts = 1 << 18;
+
+// Threads of the block that computes a small product's row offsets.
+inline constexpr int kRowOffsetsThreads = 1024;
+
 // Sizes at which rows change bins, passed to the binning kernels by value.
 struct BinThresholds {
   int hash_bins = 0;              // bins [0, hash_bins) are hash bins

@@ -3,6 +3,7 @@
 
 #include "core/context.hpp"
 #include "core/matrix.hpp"
+#include "cuda/binning/binning.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/row_loop.cuh"
 
@@ -22,13 +23,39 @@ void with_flag(bool flag, F&& f) {
   else f(std::false_type{});
 }
 
-// Writes the nnz of every binned row of C into row_nnz. Row counts are only
-// on the device: every bin is launched with a grid sized for `rows` rows and
-// the kernels read their bin's count themselves (no host round trip).
+// Which kernels run on which rows of C: the bins of binned_rows (bin counts
+// on the device, and on the host too where host_counts is set: then empty
+// bins are skipped and grids are exact; otherwise every bin is launched with
+// a grid sized for all rows and its kernels read their count themselves), or,
+// for small products (single_bin >= 0), all rows in order through that one
+// hash bin's kernel, without any row lists.
+struct Schedule {
+  const BinCounts* counts = nullptr;
+  const int* binned_rows = nullptr;
+  const BinCounts* host_counts = nullptr;
+  int single_bin = -1;
+};
+
+// Calls f(bin, RowSet, rows in the set) for every launch of the schedule; bin
+// layout.dense_bin() is the dense-window bin.
+template <class F>
+void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s, F&& f) {
+  if (s.single_bin >= 0) {
+    f(s.single_bin, RowSet::all(rows), rows);
+    return;
+  }
+  for (int bin = 0; bin <= layout.dense_bin(); ++bin) {
+    const int n = s.host_counts ? s.host_counts->count[bin] : rows;
+    if (n > 0) f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows), n);
+  }
+}
+
+// Writes the nnz of every row of C the schedule covers into row_nnz (rows
+// left out have no products).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes, const BinCounts* counts,
-                     const int* binned_rows, Offset* row_nnz, cudaStream_t stream);
+                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
+                     const Schedule& schedule, Offset* row_nnz, cudaStream_t stream);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse
@@ -74,13 +101,10 @@ struct NumericArgs {
 // Fills C's columns and values, adding each entry's terms in a fixed order
 // when `ordered` (bitwise-reproducible results). `reuse`: C's column indices
 // were written by the plan's previous numeric phase, rows whose columns are
-// still intact only get new values (kernels/known_columns.cuh). host_counts
-// are the bin counts read back at the end of the symbolic phase, so empty
-// bins are skipped and grids are exact.
+// still intact only get new values (kernels/known_columns.cuh).
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
-                    bool reuse, const BinCounts& host_counts, const BinCounts* counts,
-                    const int* binned_rows, cudaStream_t stream);
+                    const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
+                    bool reuse, const Schedule& schedule, cudaStream_t stream);
 
 }  // namespace spgemm::cuda

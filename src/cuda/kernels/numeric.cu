@@ -33,9 +33,8 @@ namespace {
 // (kernels/known_columns.cuh); rows where they do only get their values.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
-    hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
-                        const int* __restrict__ binned_rows, int log2_table, int lanes,
-                        bool reuse) {
+    hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
+                        int lanes, bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -67,10 +66,9 @@ __global__ void __launch_bounds__(max_block_threads(G))
     group.sync();
   };
 
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x * per_block + slot; i < n; i += gridDim.x * per_block) {
-    const int row = binned_rows[begin + i];
+  const RowSet::View rows = row_set.view();
+  for (int i = blockIdx.x * per_block + slot; i < rows.size; i += gridDim.x * per_block) {
+    const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     clear();
@@ -116,8 +114,8 @@ __global__ void __launch_bounds__(max_block_threads(G))
 // the range may be read from C's first and last column (known_columns.cuh).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, const BinCounts* counts, int bin,
-                         const int* __restrict__ binned_rows, int window, int lanes, bool reuse) {
+    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
+                         int lanes, bool reuse) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
   __shared__ union {
@@ -178,10 +176,9 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     return written;
   };
 
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x; i < n; i += gridDim.x) {
-    const int row = binned_rows[begin + i];
+  const RowSet::View rows = row_set.view();
+  for (int i = blockIdx.x; i < rows.size; i += gridDim.x) {
+    const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     int lo, hi;
@@ -196,72 +193,63 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 }
 
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin, int rows_in_bin,
-                     const NumericArgs<Value, Offset, Col>& args, int lanes, bool reuse,
-                     const BinCounts* counts, const int* binned_rows, cudaStream_t stream) {
+void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
+                     int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
+                     bool reuse, cudaStream_t stream) {
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
-  const int grid = grid_for(rows_in_bin, b.rows_per_block,
+  const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(args, counts, bin, binned_rows,
-                                                  log2_of_pow2(b.spec.table_size),
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
                                                   std::min(lanes, group_threads), reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
-                 const NumericArgs<Value, Offset, Col>& args, int lanes, bool reuse,
-                 const BinCounts& host_counts, const BinCounts* counts, const int* binned_rows,
-                 cudaStream_t stream) {
-  for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
-    const int rows_in_bin = host_counts.count[bin];
-    if (rows_in_bin == 0) continue;
-    const HashBinLaunch& b = layout.hash[bin];
-    switch (b.spec.group) {
-      case Group::warp:
-        launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
-                                                      reuse, counts, binned_rows, stream);
-        break;
-      case Group::block:
-        launch_hash_bin<Group::block, Addend, Ordered>(limits, b, bin, rows_in_bin, args, lanes,
-                                                       reuse, counts, binned_rows, stream);
-        break;
+                 const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
+                 const Schedule& s, cudaStream_t stream) {
+  for_each_scheduled_bin(layout, rows, s, [&](int bin, RowSet set, int rows_in_set) {
+    if (bin == layout.dense_bin()) {
+      auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
+      const size_t smem_limit = dynamic_smem_limit(kernel, limits);
+      // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
+      const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
+      const size_t smem = sizeof(Value) * window + window / 8;
+      const int grid =
+          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      return;
     }
-  }
-  const int long_rows = host_counts.count[layout.dense_bin()];
-  if (long_rows == 0) return;
-  auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
-  const size_t smem_limit = dynamic_smem_limit(kernel, limits);
-  // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
-  const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
-  const size_t smem = sizeof(Value) * window + window / 8;
-  const int grid = grid_for(long_rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-  kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, counts, layout.dense_bin(), binned_rows,
-                                                     window, lanes, reuse);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+    const HashBinLaunch& b = layout.hash[bin];
+    if (b.spec.group == Group::warp)
+      launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                    reuse, stream);
+    else
+      launch_hash_bin<Group::block, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                     reuse, stream);
+  });
 }
 
 }  // namespace
 
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int lanes, bool ordered,
-                    bool reuse, const BinCounts& host_counts, const BinCounts* counts,
-                    const int* binned_rows, cudaStream_t stream) {
+                    const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
+                    bool reuse, const Schedule& schedule, cudaStream_t stream) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, lanes, reuse, host_counts, counts,
-                                    binned_rows, stream);
+      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, stream);
     });
   });
 }
 
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
-      const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int,     \
-      bool, bool, const BinCounts&, const BinCounts*, const int*, cudaStream_t);
+      const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
+      bool, bool, const Schedule&, cudaStream_t);
 #define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)

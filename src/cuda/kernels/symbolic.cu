@@ -16,8 +16,7 @@ namespace {
 // One group of threads per row, a hash set of log2_table slots per group.
 template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                                     Pattern<Offset, Col> D, const BinCounts* counts, int bin,
-                                     const int* __restrict__ binned_rows, int log2_table,
+                                     Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int lanes, Offset* __restrict__ row_nnz) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
@@ -30,10 +29,9 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashSet set{keys, log2_table};
 
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x * per_block + slot; i < n; i += gridDim.x * per_block) {
-    const int row = binned_rows[begin + i];
+  const RowSet::View rows = row_set.view();
+  for (int i = blockIdx.x * per_block + slot; i < rows.size; i += gridDim.x * per_block) {
+    const int row = rows[i];
     for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
     if (rank == 0) *counter = 0;
     group.sync();
@@ -51,19 +49,17 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
 template <bool Addend, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                          const BinCounts* counts,
-                          int bin, const int* __restrict__ binned_rows, int window_words,
-                          int lanes, Offset* __restrict__ row_nnz) {
+                          RowSet row_set, int window_words, int lanes,
+                          Offset* __restrict__ row_nnz) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   extern __shared__ __align__(16) unsigned char smem[];
   const WindowBitmask mask{reinterpret_cast<uint32_t*>(smem)};
   const int window = window_words * 32;
 
-  const int begin = bin_begin(counts, bin);
-  const int n = counts->count[bin];
-  for (int i = blockIdx.x; i < n; i += gridDim.x) {
-    const int row = binned_rows[begin + i];
+  const RowSet::View rows = row_set.view();
+  for (int i = blockIdx.x; i < rows.size; i += gridDim.x) {
+    const int row = rows[i];
     int lo, hi;
     product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window, temp, lo,
                                                            hi);
@@ -89,45 +85,43 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 }
 
 template <Group G, bool Addend, class Offset, class Col>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int bin,
-                     Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                     int rows, int lanes, const BinCounts* counts, const int* binned_rows,
-                     Offset* row_nnz, cudaStream_t stream) {
+void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
+                     int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                     Pattern<Offset, Col> D, int lanes, Offset* row_nnz, cudaStream_t stream) {
   auto kernel = hash_symbolic_kernel<G, Addend, Offset, Col>;
   const int threads = b.spec.block_threads;
-  const int grid = grid_for(rows, b.rows_per_block, resident_blocks(kernel, threads, b.smem_bytes, limits));
+  const int grid = grid_for(rows_in_set, b.rows_per_block,
+                            resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, counts, bin, binned_rows,
-                                                  log2_of_pow2(b.spec.table_size),
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
                                                   std::min(lanes, group_threads), row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-// Every bin's kernel (compiled with or without D's loop, see numeric.cu).
+// The schedule's kernels (compiled with or without D's loop, see numeric.cu).
 template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                 const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
-                 cudaStream_t stream) {
-  for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
-    const HashBinLaunch& b = layout.hash[bin];
-    switch (b.spec.group) {
-      case Group::warp:
-        launch_hash_bin<Group::warp, Addend>(limits, b, bin, A, B, D, rows, lanes, counts,
-                                             binned_rows, row_nnz, stream);
-        break;
-      case Group::block:
-        launch_hash_bin<Group::block, Addend>(limits, b, bin, A, B, D, rows, lanes, counts,
-                                              binned_rows, row_nnz, stream);
-        break;
+                 const Schedule& s, Offset* row_nnz, cudaStream_t stream) {
+  for_each_scheduled_bin(layout, rows, s, [&](int bin, RowSet set, int rows_in_set) {
+    if (bin == layout.dense_bin()) {
+      auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
+      const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
+      const int grid =
+          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, static_cast<int>(smem / 4),
+                                                         lanes, row_nnz);
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      return;
     }
-  }
-  auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
-  const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
-  const int grid = grid_for(rows, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-  kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, counts, layout.dense_bin(), binned_rows,
-                                                     static_cast<int>(smem / 4), lanes, row_nnz);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+    const HashBinLaunch& b = layout.hash[bin];
+    if (b.spec.group == Group::warp)
+      launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
+                                           stream);
+    else
+      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
+                                            stream);
+  });
 }
 
 }  // namespace
@@ -135,19 +129,17 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const BinCounts* counts, const int* binned_rows, Offset* row_nnz,
-                     cudaStream_t stream) {
+                     const Schedule& schedule, Offset* row_nnz, cudaStream_t stream) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, counts, binned_rows, row_nnz, stream);
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, stream);
   });
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
-                                             Pattern<Offset, Col>, int,                       \
-                                             int, const BinCounts*, const int*, Offset*,      \
-                                             cudaStream_t);
+                                             Pattern<Offset, Col>, int, int, const Schedule&, \
+                                             Offset*, cudaStream_t);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

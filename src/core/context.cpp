@@ -26,6 +26,7 @@ Context::Context() {
     return;
   }
   SPGEMM_CUDA_CHECK(cudaGetDevice(&device_));
+  limits_.device = device_;
   limits_.sm_count = attribute(cudaDevAttrMultiProcessorCount, device_);
   limits_.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device_);
   limits_.max_smem_per_block =

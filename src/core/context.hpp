@@ -19,6 +19,7 @@ class Arena;
 
 // Queried once from the device; nothing in the library hard-codes these.
 struct DeviceLimits {
+  int device = -1;  // the ordinal they were queried for
   int sm_count = 0;
   int max_threads_per_sm = 0;
   size_t max_smem_per_block = 0;  // opt-in maximum for one block

@@ -46,6 +46,7 @@ struct Summary {
   long long nnz;
   ProductStats products;  // read back for C with <= kSmallMaxRows rows
   int longest_row;        // small products: nnz of C's longest row
+  CsrDefects checks[kMaxCheckedOperands];  // input checks run by analyze
 };
 
 struct Sum64 {
@@ -100,34 +101,39 @@ class CudaEngine final : public Engine {
            csr_checks_workspace_bytes();
   }
 
-  void analyze(const Operands& in) override {
+  void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
     summary_.reallocate(ctx_, 1);
     symbolic_rows_.reallocate(ctx_, static_cast<size_t>(rows));
     numeric_rows_.reallocate(ctx_, static_cast<size_t>(rows));
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary_.get(), 0, sizeof(Summary), stream));
+    Summary* summary = summary_.get();
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     small_ = false;
+    launch_csr_checks<Offset, Col>(ctx_, checks, count, summary->checks);
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
     int* products = numeric_rows_.get();
-    ProductStats* stats = rows <= kSmallMaxRows ? &summary_.get()->products : nullptr;
+    const bool maybe_small = rows <= kSmallMaxRows;
     row_products(pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
-                 pattern_of<Offset, Col>(in.D), rows, products, stats, stream);
-    if (stats) {
-      const ProductStats host = read_back(stats);
-      small_ = host.total <= kSmallMaxProducts && host.max <= small_max_size();
+                 pattern_of<Offset, Col>(in.D), rows, products,
+                 maybe_small ? &summary->products : nullptr, summary->checks, count, stream);
+    if (count > 0 || maybe_small) {  // one readback: the checks' verdict and the statistics
+      const Summary host = read_back(summary);
+      report_csr_defects<Offset, Col>(checks, count, host.checks);
+      small_ = maybe_small && host.products.total <= kSmallMaxProducts &&
+               host.products.max <= small_max_size();
       if (small_) {
         symbolic_schedule_ = {nullptr, nullptr, nullptr,
-                              warp_bin_for(symbolic_layout_, host.max)};
+                              warp_bin_for(symbolic_layout_, host.products.max)};
         return;
       }
     }
-    bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary_.get()->symbolic,
+    bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary->symbolic,
              symbolic_rows_.get(), stream);
-    symbolic_schedule_ = {&summary_.get()->symbolic, symbolic_rows_.get(), nullptr, -1};
+    symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {

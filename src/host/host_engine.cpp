@@ -222,7 +222,9 @@ class HostEngine final : public Engine {
     return sum;
   }
 
-  void analyze(const Operands&) override {}
+  void analyze(const Operands&, const CheckedOperand* checks, int count) override {
+    check_structures(checks, count);
+  }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int64_t rows = in.A->rows;

@@ -40,7 +40,10 @@ class Engine {
   // core/csr_checks.hpp's fingerprint of m's structure (debug option).
   virtual uint64_t fingerprint(const MatrixDesc& m) = 0;
   // Row statistics and binning from the structure of the operands.
-  virtual void analyze(const Operands& in) = 0;
+  // First, with count > 0, the input checks of those operands, as
+  // check_structures (the GPU engine reads their result back with its own
+  // statistics, in one synchronization).
+  virtual void analyze(const Operands& in, const CheckedOperand* checks, int count) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
   virtual int64_t symbolic(const Operands& in, MatrixDesc& C) = 0;
   // Writes C's column indices and values; alpha and beta are host values

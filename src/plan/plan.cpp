@@ -195,16 +195,21 @@ void Plan::analyze() {
   Context::CallScope scope(*ctx_, arena_.get());
   analysis_begun_ = true;
   stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
+  CheckedOperand checked[kMaxCheckedOperands];
+  int count = 0;
   if (ctx_->input_checks()) {
-    CheckedOperand checked[kMaxCheckedOperands];
-    int count = 0;
     if (A_->row_offsets) checked[count++] = {A_, "A"};
     if (B_->row_offsets && !(A_->row_offsets && same_structure(*A_, *B_)))
       checked[count++] = {B_, "B"};
     if (D_ && D_->row_offsets) checked[count++] = {D_, "D"};
-    engine_->check_structures(checked, count);
   }
   fingerprinted_ = ctx_->verify_structure();
+  // Fingerprints and transposes read the operands: they need the checks'
+  // verdict first. Otherwise the engine's analysis takes the checks along.
+  if (fingerprinted_ || transposed_a_ || transposed_b_) {
+    engine_->check_structures(checked, count);
+    count = 0;
+  }
   if (fingerprinted_) {
     fingerprints_[0] = fingerprint(A_);
     fingerprints_[1] = fingerprint(B_);
@@ -212,7 +217,7 @@ void Plan::analyze() {
   }
   if (transposed_a_) transposed_a_->build(*A_);
   if (transposed_b_) transposed_b_->build(*B_);
-  engine_->analyze(operands());
+  engine_->analyze(operands(), checked, count);
   stage_ = Stage::analyzed;
 }
 

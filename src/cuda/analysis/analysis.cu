@@ -14,7 +14,10 @@ constexpr int kThreads = 256;
 template <class Offset, class Col>
 __global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                     Pattern<Offset, Col> D, int rows, int* __restrict__ sizes,
-                                    ProductStats* stats) {
+                                    ProductStats* stats, const CsrDefects* checks, int checked) {
+  for (int i = 0; i < checked; ++i)  // the same on every thread
+    for (int d = 0; d < kCsrDefects; ++d)
+      if (checks[i].first[d] != CsrDefects::kNoDefect) return;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int row = static_cast<int>(thread / kAnalysisLanes);
   const int lane = static_cast<int>(thread % kAnalysisLanes);
@@ -44,18 +47,20 @@ __global__ void row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col>
 
 template <class Offset, class Col>
 void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, ProductStats* stats, cudaStream_t stream) {
+                  int rows, int* sizes, ProductStats* stats, const CsrDefects* checks,
+                  int checked, cudaStream_t stream) {
   if (rows == 0) return;
   const long long threads = static_cast<long long>(rows) * kAnalysisLanes;
   const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, D, rows, sizes, stats);
+  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, D, rows, sizes, stats, checks,
+                                                       checked);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 #define SPGEMM_INSTANTIATE_ROW_PRODUCTS(Offset, Col)                                        \
   template void row_products<Offset, Col>(Pattern<Offset, Col>, Pattern<Offset, Col>,       \
                                           Pattern<Offset, Col>, int, int*, ProductStats*,     \
-                                          cudaStream_t);
+                                          const CsrDefects*, int, cudaStream_t);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ROW_PRODUCTS)
 
 }  // namespace spgemm::cuda

@@ -23,10 +23,13 @@ struct ProductStats {
 
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
 // the dense bin, whose loops use 64-bit counters); with stats != nullptr also
-// their total and maximum.
+// their total and maximum. If any of the `checked` results of input checks
+// launched before it (launch_csr_checks) found a defect, it reads nothing
+// and writes nothing: the operands may not be safe to follow.
 template <class Offset, class Col>
 void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, ProductStats* stats, cudaStream_t stream);
+                  int rows, int* sizes, ProductStats* stats, const CsrDefects* checks,
+                  int checked, cudaStream_t stream);
 
 // The input checks (core/csr_checks.hpp) of `count` operands on the device:
 // throws INVALID_VALUE naming the first defect of the first operand with
@@ -34,6 +37,15 @@ void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset
 // stream for all.
 template <class Offset, class Col>
 void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count);
+
+// Its two halves, for callers that read the result back with their own:
+// the kernels, writing found[0, count) (device; poisoned here first), and
+// the verdict on the copies read back (throws for the first defect).
+template <class Offset, class Col>
+void launch_csr_checks(Context& ctx, const CheckedOperand* operands, int count,
+                       CsrDefects* found);
+template <class Offset, class Col>
+void report_csr_defects(const CheckedOperand* operands, int count, const CsrDefects* found);
 
 // core/csr_checks.hpp's fingerprint of m's structure. Synchronizes once.
 template <class Offset, class Col>

@@ -76,31 +76,44 @@ uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
 }
 
 template <class Offset, class Col>
-void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count) {
+void launch_csr_checks(Context& ctx, const CheckedOperand* operands, int count,
+                       CsrDefects* found) {
   if (count == 0) return;
   const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<CsrDefects> found(ctx, static_cast<size_t>(count));
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0xFF, sizeof(CsrDefects) * count, stream));
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found, 0xFF, sizeof(CsrDefects) * count, stream));
   for (int i = 0; i < count; ++i) {
     const MatrixDesc& m = *operands[i].m;
     csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
         m.rows, m.cols, m.nnz, m.base, static_cast<const Offset*>(m.row_offsets),
-        static_cast<const Col*>(m.col_ind), found.get() + i);
+        static_cast<const Col*>(m.col_ind), found + i);
     SPGEMM_CUDA_CHECK_LAUNCH();
   }
-  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects) * count));
-  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects) * count,
-                                    cudaMemcpyDeviceToHost, stream));
-  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class Offset, class Col>
+void report_csr_defects(const CheckedOperand* operands, int count, const CsrDefects* found) {
   for (int i = 0; i < count; ++i) {
     const MatrixDesc& m = *operands[i].m;
     const auto* offsets = static_cast<const Offset*>(m.row_offsets);
     const auto* cols = static_cast<const Col*>(m.col_ind);
-    const CsrDefects result = host[i];  // read_one below reuses no pinned memory
     fail_on_defects(
-        result, operands[i].name, m, [&](int64_t at) { return read_one(offsets, at); },
+        found[i], operands[i].name, m, [&](int64_t at) { return read_one(offsets, at); },
         [&](int64_t at) { return read_one(cols, at); });
   }
+}
+
+template <class Offset, class Col>
+void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count) {
+  if (count == 0) return;
+  DeviceBuffer<CsrDefects> found(ctx, static_cast<size_t>(count));
+  launch_csr_checks<Offset, Col>(ctx, operands, count, found.get());
+  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects) * count));
+  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects) * count,
+                                    cudaMemcpyDeviceToHost, ctx.stream()));
+  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  CsrDefects copy[kMaxCheckedOperands];  // the pinned scratch is reused by what follows
+  std::copy(host, host + count, copy);
+  report_csr_defects<Offset, Col>(operands, count, copy);
 }
 
 size_t csr_checks_workspace_bytes() {
@@ -110,6 +123,10 @@ size_t csr_checks_workspace_bytes() {
 
 #define SPGEMM_INSTANTIATE_CHECKS(Offset, Col)                                              \
   template void check_csr_structures<Offset, Col>(Context&, const CheckedOperand*, int);  \
+  template void launch_csr_checks<Offset, Col>(Context&, const CheckedOperand*, int,       \
+                                               CsrDefects*);                               \
+  template void report_csr_defects<Offset, Col>(const CheckedOperand*, int,               \
+                                                const CsrDefects*);                        \
   template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 

@@ -119,7 +119,7 @@ inline constexpr int kDenseBlockThreads = 1024;
 // (binning/row_offsets.cuh). That drops the two binning passes of each phase,
 // the launches of empty bins and CUB's scan.
 inline constexpr int kSmallMaxRows = 1 << 16;
-inline constexpr long long kSmallMaxProducts = 1 << 18;
+inline constexpr long long kSmallMaxProducts = 1 << 20;
 
 // Threads of the block that computes a small product's row offsets.
 inline constexpr int kRowOffsetsThreads = 1024;

@@ -1,6 +1,10 @@
 #include "cuda/configs/bins.hpp"
+#include "cuda/configs/launch.cuh"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace spgemm::cuda {
 
@@ -18,6 +22,33 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   return layout;
+}
+
+KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits) {
+  using Key = std::tuple<const void*, int, size_t, int>;
+  static std::mutex mutex;
+  static std::map<Key, KernelFacts> known;
+  const Key key{kernel, threads, smem, limits.device};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  cudaFuncAttributes attributes{};
+  SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  KernelFacts facts;
+  facts.static_smem = attributes.sharedSizeBytes;
+  const size_t dynamic_max = limits.max_smem_per_block - facts.static_smem;
+  if (facts.static_smem + dynamic_max > 48 * 1024 && attributes.maxDynamicSharedSizeBytes <
+                                                         static_cast<int>(dynamic_max))
+    SPGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(dynamic_max)));
+  if (threads > 0)
+    SPGEMM_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&facts.blocks_per_sm, kernel, threads, smem));
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, facts);
+  return facts;
 }
 
 int lanes_for(long long b_rows, long long b_nnz) {

@@ -8,28 +8,33 @@
 
 namespace spgemm::cuda {
 
+// What the runtime says about a kernel on a device: its static shared
+// memory, and how many of its blocks of `threads` threads with `smem` bytes
+// of dynamic shared memory fit one SM (threads == 0: not asked). Asked once
+// per (kernel, threads, smem, device) and kept (configs.cu): the queries cost
+// microseconds of host time at every launch, which is what small products
+// are made of. Kernels are opted in to all the shared memory the device
+// allows a block beyond 48 KB on the way.
+struct KernelFacts {
+  size_t static_smem = 0;
+  int blocks_per_sm = 0;
+};
+KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits);
+
 // Blocks of `kernel` that are resident on the whole device at once: the grid
 // of a persistent kernel that loops over a bin's rows.
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, size_t smem, const DeviceLimits& limits) {
-  cudaFuncAttributes attributes{};
-  SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  // A block with more than 48 KB of shared memory in all (static included)
-  // must opt in to it.
-  if (smem + attributes.sharedSizeBytes > 48 * 1024)
-    SPGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
-  int per_sm = 0;
-  SPGEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  return std::max(1, per_sm) * limits.sm_count;
+  const KernelFacts facts =
+      kernel_facts(reinterpret_cast<const void*>(kernel), threads, smem, limits);
+  return std::max(1, facts.blocks_per_sm) * limits.sm_count;
 }
 
 // Dynamic shared memory left for a kernel after its static shared memory.
 template <class Kernel>
 size_t dynamic_smem_limit(Kernel kernel, const DeviceLimits& limits) {
-  cudaFuncAttributes attributes{};
-  SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  return limits.max_smem_per_block - attributes.sharedSizeBytes;
+  return limits.max_smem_per_block -
+         kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits).static_smem;
 }
 
 inline int grid_for(long long items, int items_per_block, int resident) {

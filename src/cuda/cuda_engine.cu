@@ -123,11 +123,12 @@ class CudaEngine final : public Engine {
     if (count > 0 || maybe_small) {  // one readback: the checks' verdict and the statistics
       const Summary host = read_back(summary);
       report_csr_defects<Offset, Col>(checks, count, host.checks);
-      small_ = maybe_small && host.products.total <= kSmallMaxProducts &&
-               host.products.max <= small_max_size();
+      const int bin = maybe_small && host.products.total <= kSmallMaxProducts
+                          ? small_bin(symbolic_layout_, rows, host.products.max)
+                          : -1;
+      small_ = bin >= 0 && small_bin(numeric_layout_, rows, host.products.max) >= 0;
       if (small_) {
-        symbolic_schedule_ = {nullptr, nullptr, nullptr,
-                              warp_bin_for(symbolic_layout_, host.products.max)};
+        symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
         return;
       }
     }
@@ -153,8 +154,9 @@ class CudaEngine final : public Engine {
     if (small_) {
       small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row, stream);
       const Summary host = read_back(summary);
+      // nnz <= products: the numeric layout has a bin (analyze checked)
       numeric_schedule_ = {nullptr, nullptr, nullptr,
-                           warp_bin_for(numeric_layout_, host.longest_row)};
+                           small_bin(numeric_layout_, rows, host.longest_row)};
       return host.nnz;
     }
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
@@ -201,24 +203,15 @@ class CudaEngine final : public Engine {
     return *host;
   }
 
-  // The longest row (products, or nnz in the numeric phase) a small product
-  // may have: the largest warp table of both phases on this device.
-  int small_max_size() const {
-    return std::min(largest_warp_bin_size(symbolic_layout_),
-                    largest_warp_bin_size(numeric_layout_));
-  }
-  static int largest_warp_bin_size(const BinLayout& layout) {
-    int size = 0;
-    for (const HashBinLaunch& b : layout.hash)
-      if (b.spec.group == Group::warp) size = std::max(size, b.spec.max_size);
-    return size;
-  }
-  // The first warp bin whose rows may be `size` long (size <= small_max_size()).
-  static int warp_bin_for(const BinLayout& layout, int size) {
-    for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin)
-      if (layout.hash[bin].spec.group == Group::warp && layout.hash[bin].spec.max_size >= size)
-        return bin;
-    fail(SPGEMM_STATUS_INTERNAL_ERROR, "no warp bin for the rows of a small product");
+  // The hash bin that takes all `rows` rows of a small product whose longest
+  // row has `size` products (or nnz), -1 if none may (configs/bins.hpp).
+  static int small_bin(const BinLayout& layout, int rows, int size) {
+    for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
+      const HashBinSpec& spec = layout.hash[bin].spec;
+      if (spec.max_size >= size)
+        return static_cast<long long>(rows) * spec.table_size <= kSmallMaxTableSlots ? bin : -1;
+    }
+    return -1;
   }
 
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not

@@ -113,13 +113,16 @@ inline constexpr int kDenseBlockThreads = 1024;
 // ../shared/matrices spends 100-500 us on products of a few microseconds of
 // work). For C with at most kSmallMaxRows rows the analysis also reads back
 // the total and the largest products of a row (one synchronization); if the
-// total is at most kSmallMaxProducts and every row fits a warp table, the
-// rows are not binned: each phase runs one warp kernel over all rows in
-// order (the bin of the longest row), and C's row offsets come from one block
+// total is at most kSmallMaxProducts and the longest row fits a hash table,
+// the rows are not binned: each phase runs one kernel over all rows in order
+// (the bin of the longest row), and C's row offsets come from one block
 // (binning/row_offsets.cuh). That drops the two binning passes of each phase,
-// the launches of empty bins and CUB's scan.
+// the launches of empty bins and CUB's scan. Every row then clears and sorts
+// a table of the longest row's size, so rows * table slots may be at most
+// kSmallMaxTableSlots: comparable to the products' own work.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 20;
+inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 
 // Threads of the block that computes a small product's row offsets.
 inline constexpr int kRowOffsetsThreads = 1024;

@@ -9,9 +9,10 @@
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.
-// Small products (configs/bins.hpp: C with few rows, few products, no long
-// row) trade one more readback in analyze for no binning at all: one warp
-// kernel per phase over all rows and C's row offsets from one block.
+// analyze reads back the input checks' verdict (when it runs them) and, for C
+// with few rows, the products' total and maximum. Small products
+// (configs/bins.hpp) are not binned at all: one kernel per phase over all
+// rows, and C's row offsets from one block.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -31,7 +32,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 namespace spgemm {
 

@@ -5,8 +5,6 @@
 // sorting pass.
 #pragma once
 
-#include "cuda/accumulators/atomic_add.cuh"
-
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -21,13 +19,8 @@ struct WindowBitmask {
 
 template <class Value>
 struct DenseWindow {
-  Value* values;
+  Value* values;  // terms are added by kernels/ordered_loop.cuh's accumulate_row
   WindowBitmask mask;
-
-  __device__ void add(int offset, Value value) const {
-    atomic_add(&values[offset], value);
-    mask.set(offset);
-  }
 };
 
 }  // namespace spgemm::cuda

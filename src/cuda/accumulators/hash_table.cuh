@@ -5,8 +5,6 @@
 // a table that is full (inputs changed behind the plan's back) cannot hang.
 #pragma once
 
-#include "cuda/accumulators/atomic_add.cuh"
-
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -76,11 +74,6 @@ struct SharedHashMap {
       slot = (slot + 1) & mask;
     }
     return -1;
-  }
-
-  __device__ void add(int key, Value value) const {
-    const int slot = claim(key);
-    if (slot >= 0) atomic_add(&values[slot], value);
   }
 };
 

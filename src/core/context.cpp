@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace spgemm {
 
@@ -103,6 +104,13 @@ void* Context::pinned_scratch(size_t bytes) {
     pinned_bytes_ = bytes;
   }
   return pinned_;
+}
+
+void Context::read_back(void* host, const void* device, size_t bytes) {
+  void* pinned = pinned_scratch(bytes);
+  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(pinned, device, bytes, cudaMemcpyDeviceToHost, stream_));
+  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::memcpy(host, pinned, bytes);
 }
 
 Context::DeviceGuard::DeviceGuard(const Context& ctx) noexcept {

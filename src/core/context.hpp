@@ -85,8 +85,16 @@ class Context {
   bool deterministic() const { return deterministic_; }
   void set_deterministic(bool on) { deterministic_ = on; }
 
-  // Small pinned host buffer for the one device->host readback per product.
-  void* pinned_scratch(size_t bytes);
+  // Copies `bytes` of device memory, written by work on the handle's stream,
+  // to `host` once the stream has reached it (a synchronization), through a
+  // small pinned buffer the context keeps.
+  void read_back(void* host, const void* device, size_t bytes);
+  template <class T>
+  T read_back(const T* device) {
+    T value;
+    read_back(&value, device, sizeof(T));
+    return value;
+  }
 
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
@@ -118,6 +126,8 @@ class Context {
   };
 
  private:
+  void* pinned_scratch(size_t bytes);
+
   int device_ = -1;
   const char* no_device_reason_ = "";
   DeviceLimits limits_{};

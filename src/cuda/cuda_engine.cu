@@ -111,7 +111,6 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
-    small_ = false;
     launch_csr_checks<Offset, Col>(ctx_, checks, count, summary->checks);
     // The products per row are only needed until the rows are binned: they
     // borrow the numeric phase's row list.
@@ -121,13 +120,12 @@ class CudaEngine final : public Engine {
                  pattern_of<Offset, Col>(in.D), rows, products,
                  maybe_small ? &summary->products : nullptr, summary->checks, count, stream);
     if (count > 0 || maybe_small) {  // one readback: the checks' verdict and the statistics
-      const Summary host = read_back(summary);
+      const Summary host = ctx_.read_back(summary);
       report_csr_defects<Offset, Col>(checks, count, host.checks);
       const int bin = maybe_small && host.products.total <= kSmallMaxProducts
                           ? small_bin(symbolic_layout_, rows, host.products.max)
                           : -1;
-      small_ = bin >= 0 && small_bin(numeric_layout_, rows, host.products.max) >= 0;
-      if (small_) {
+      if (bin >= 0 && small_bin(numeric_layout_, rows, host.products.max) >= 0) {
         symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
         return;
       }
@@ -144,16 +142,17 @@ class CudaEngine final : public Engine {
     Summary* summary = summary_.get();
     written_ = {};
     const auto base = static_cast<Offset>(c.base);
+    const bool small = symbolic_schedule_.single_bin >= 0;  // configs/bins.hpp
     // Rows without products are not binned: their count stays 0. (The single
     // bin of small products covers every row.)
-    if (!small_)
+    if (!small)
       SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, symbolic_schedule_, offsets, stream);
-    if (small_) {
+    if (small) {
       small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row, stream);
-      const Summary host = read_back(summary);
+      const Summary host = ctx_.read_back(summary);
       // nnz <= products: the numeric layout has a bin (analyze checked)
       numeric_schedule_ = {nullptr, nullptr, nullptr,
                            small_bin(numeric_layout_, rows, host.longest_row)};
@@ -163,7 +162,7 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
              numeric_rows_.get(), stream);
-    const Summary host = read_back(summary);
+    const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, numeric_rows_.get(), &numeric_counts_, -1};
     return host.nnz;
@@ -192,17 +191,6 @@ class CudaEngine final : public Engine {
   }
 
  private:
-  // A copy of device data written on the handle's stream, once the stream
-  // reaches it (a synchronization).
-  template <class T>
-  T read_back(const T* device) {
-    auto* host = static_cast<T*>(ctx_.pinned_scratch(sizeof(T)));
-    SPGEMM_CUDA_CHECK(
-        cudaMemcpyAsync(host, device, sizeof(T), cudaMemcpyDeviceToHost, ctx_.stream()));
-    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
-    return *host;
-  }
-
   // The hash bin that takes all `rows` rows of a small product whose longest
   // row has `size` products (or nnz), -1 if none may (configs/bins.hpp).
   static int small_bin(const BinLayout& layout, int rows, int size) {
@@ -263,7 +251,6 @@ class CudaEngine final : public Engine {
   DeviceBuffer<int> symbolic_rows_;
   DeviceBuffer<int> numeric_rows_;
   BinCounts numeric_counts_{};
-  bool small_ = false;  // configs/bins.hpp: no binning, one warp bin per phase
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;

@@ -68,11 +68,7 @@ uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
       m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
       static_cast<const Col*>(m.col_ind), sum.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
-  auto* host = static_cast<unsigned long long*>(ctx.pinned_scratch(sizeof(unsigned long long)));
-  SPGEMM_CUDA_CHECK(
-      cudaMemcpyAsync(host, sum.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return *host;
+  return ctx.read_back(sum.get());
 }
 
 template <class Offset, class Col>
@@ -107,13 +103,9 @@ void check_csr_structures(Context& ctx, const CheckedOperand* operands, int coun
   if (count == 0) return;
   DeviceBuffer<CsrDefects> found(ctx, static_cast<size_t>(count));
   launch_csr_checks<Offset, Col>(ctx, operands, count, found.get());
-  auto* host = static_cast<CsrDefects*>(ctx.pinned_scratch(sizeof(CsrDefects) * count));
-  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(host, found.get(), sizeof(CsrDefects) * count,
-                                    cudaMemcpyDeviceToHost, ctx.stream()));
-  SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  CsrDefects copy[kMaxCheckedOperands];  // the pinned scratch is reused by what follows
-  std::copy(host, host + count, copy);
-  report_csr_defects<Offset, Col>(operands, count, copy);
+  CsrDefects host[kMaxCheckedOperands];
+  ctx.read_back(host, found.get(), sizeof(CsrDefects) * count);
+  report_csr_defects<Offset, Col>(operands, count, host);
 }
 
 size_t csr_checks_workspace_bytes() {

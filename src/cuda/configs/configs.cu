@@ -38,11 +38,11 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   KernelFacts facts;
   facts.static_smem = attributes.sharedSizeBytes;
-  const size_t dynamic_max = limits.max_smem_per_block - facts.static_smem;
-  if (facts.static_smem + dynamic_max > 48 * 1024 && attributes.maxDynamicSharedSizeBytes <
-                                                         static_cast<int>(dynamic_max))
+  // the default is what fits 48 KB; devices that allow more need the opt-in
+  const auto dynamic_max = static_cast<int>(limits.max_smem_per_block - facts.static_smem);
+  if (attributes.maxDynamicSharedSizeBytes < dynamic_max)
     SPGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(dynamic_max)));
+                                           dynamic_max));
   if (threads > 0)
     SPGEMM_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&facts.blocks_per_sm, kernel, threads, smem));

@@ -9,10 +9,14 @@
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.
-// analyze reads back the input checks' verdict (when it runs them) and, for C
-// with few rows, the products' total and maximum. Small products
-// (configs/bins.hpp) are not binned at all: one kernel per phase over all
-// rows, and C's row offsets from one block.
+// Small products (configs/bins.hpp) are not binned at all: one kernel per
+// phase over all rows, and C's row offsets from one block. For C with few
+// rows analyze does not synchronize: it launches the symbolic phase's kernel
+// behind a gate (analysis.cuh's ProductStats::small_rows) that opens only if
+// the product is small and the input checks found nothing; symbolic's
+// readback brings the verdict, and a product that was not small after all
+// goes the general way from there. For larger C analyze reads back the input
+// checks' verdict when it runs them.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -44,7 +48,7 @@ struct Summary {
   BinCounts symbolic;
   BinCounts numeric;
   long long nnz;
-  ProductStats products;  // read back for C with <= kSmallMaxRows rows
+  ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
   CsrDefects checks[kMaxCheckedOperands];  // input checks run by analyze
 };
@@ -111,28 +115,25 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
+    deferred_.count = 0;
     launch_csr_checks<Offset, Col>(ctx_, checks, count, summary->checks);
-    // The products per row are only needed until the rows are binned: they
-    // borrow the numeric phase's row list.
-    int* products = numeric_rows_.get();
-    const bool maybe_small = rows <= kSmallMaxRows;
+    // A product that may be small (configs/bins.hpp) is tried without a
+    // readback here: the symbolic phase runs one kernel over all rows behind
+    // a gate that the analysis sets on the device, and its synchronization
+    // brings the gate and the checks' verdict back.
+    const int bin = speculative_bin(rows);
     row_products(pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
-                 pattern_of<Offset, Col>(in.D), rows, products,
-                 maybe_small ? &summary->products : nullptr, summary->checks, count, stream);
-    if (count > 0 || maybe_small) {  // one readback: the checks' verdict and the statistics
-      const Summary host = ctx_.read_back(summary);
-      report_csr_defects<Offset, Col>(checks, count, host.checks);
-      const int bin = maybe_small && host.products.total <= kSmallMaxProducts
-                          ? small_bin(symbolic_layout_, rows, host.products.max)
-                          : -1;
-      if (bin >= 0 && small_bin(numeric_layout_, rows, host.products.max) >= 0) {
-        symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-        return;
-      }
+                 pattern_of<Offset, Col>(in.D), rows, numeric_rows_.get(),
+                 bin >= 0 ? &summary->products : nullptr,
+                 bin >= 0 ? symbolic_layout_.hash[bin].spec.max_size : 0, summary->checks, count,
+                 stream);
+    if (bin >= 0) {
+      deferred_.keep(checks, count);
+      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
+      return;
     }
-    bin_rows({products, nullptr}, rows, symbolic_layout_.thresholds, &summary->symbolic,
-             symbolic_rows_.get(), stream);
-    symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
+    if (count > 0) report_csr_defects<Offset, Col>(checks, count, ctx_.read_back(summary).checks);
+    schedule_symbolic(rows, nullptr);
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
@@ -141,23 +142,22 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = summary_.get();
     written_ = {};
-    const auto base = static_cast<Offset>(c.base);
-    const bool small = symbolic_schedule_.single_bin >= 0;  // configs/bins.hpp
-    // Rows without products are not binned: their count stays 0. (The single
-    // bin of small products covers every row.)
-    if (!small)
-      SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
+    if (symbolic_schedule_.live_rows) {  // tried behind the gate (analyze)
+      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base));
+      report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
+      deferred_.count = 0;
+      symbolic_schedule_.live_rows = nullptr;
+      if (host.products.small_rows > 0) return small_nnz(host, rows);
+      schedule_symbolic(rows, &host.products);  // what analyze would have chosen
+    }
+    if (symbolic_schedule_.single_bin >= 0)
+      return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
+    // Rows without products are not binned: their count stays 0.
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, symbolic_schedule_, offsets, stream);
-    if (small) {
-      small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row, stream);
-      const Summary host = ctx_.read_back(summary);
-      // nnz <= products: the numeric layout has a bin (analyze checked)
-      numeric_schedule_ = {nullptr, nullptr, nullptr,
-                           small_bin(numeric_layout_, rows, host.longest_row)};
-      return host.nnz;
-    }
+    const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
@@ -191,6 +191,76 @@ class CudaEngine final : public Engine {
   }
 
  private:
+  // The input checks whose verdict the symbolic phase reads back (copies of
+  // the descriptors as analyze saw them, to name the defect).
+  struct DeferredChecks {
+    MatrixDesc matrices[kMaxCheckedOperands];
+    CheckedOperand operands[kMaxCheckedOperands];
+    int count = 0;
+    void keep(const CheckedOperand* checks, int n) {
+      for (count = 0; count < n; ++count) {
+        matrices[count] = *checks[count].m;
+        operands[count] = {&matrices[count], checks[count].name};
+      }
+    }
+  };
+
+  // The symbolic phase of a small product: one kernel over all rows (behind
+  // the gate if the schedule has one), C's offsets from one block, and the
+  // summary read back.
+  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
+    const int rows = static_cast<int>(in.A->rows);
+    Summary* summary = summary_.get();
+    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                 rows, lanes_, symbolic_schedule_, offsets, ctx_.stream());
+    small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row,
+                      symbolic_schedule_.live_rows, ctx_.stream());
+    return ctx_.read_back(summary);
+  }
+
+  // nnz(C) of a small product; its numeric phase runs in the bin of its
+  // longest row (there is one: nnz <= products, and the symbolic bin was
+  // only chosen where the numeric layout has one).
+  int64_t small_nnz(const Summary& host, int rows) {
+    numeric_schedule_ = {nullptr, nullptr, nullptr,
+                         small_bin(numeric_layout_, rows, host.longest_row)};
+    return host.nnz;
+  }
+
+  // The symbolic schedule from the products' statistics if known (small
+  // products: one bin, configs/bins.hpp), otherwise the rows binned by their
+  // products (which row_products left in numeric_rows_).
+  void schedule_symbolic(int rows, const ProductStats* stats) {
+    if (stats && stats->total <= kSmallMaxProducts) {
+      const int bin = small_bin(symbolic_layout_, rows, stats->max);
+      if (bin >= 0 && small_bin(numeric_layout_, rows, stats->max) >= 0) {
+        symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
+        return;
+      }
+    }
+    Summary* summary = summary_.get();
+    bin_rows({numeric_rows_.get(), nullptr}, rows, symbolic_layout_.thresholds,
+             &summary->symbolic, symbolic_rows_.get(), ctx_.stream());
+    symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
+  }
+
+  // The bin a product with `rows` rows is tried in without knowing its
+  // statistics: the largest warp bin that small_bin allows for so many rows
+  // and whose rows the numeric layout takes too; -1 if none (more than
+  // kSmallMaxRows rows).
+  int speculative_bin(int rows) const {
+    if (rows > kSmallMaxRows) return -1;
+    int chosen = -1;
+    for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {
+      const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;
+      if (spec.group == Group::warp && small_bin(symbolic_layout_, rows, spec.max_size) == bin &&
+          small_bin(numeric_layout_, rows, spec.max_size) >= 0)
+        chosen = bin;
+    }
+    return chosen;
+  }
+
   // The hash bin that takes all `rows` rows of a small product whose longest
   // row has `size` products (or nnz), -1 if none may (configs/bins.hpp).
   static int small_bin(const BinLayout& layout, int rows, int size) {
@@ -251,6 +321,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<int> symbolic_rows_;
   DeviceBuffer<int> numeric_rows_;
   BinCounts numeric_counts_{};
+  DeferredChecks deferred_;
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;

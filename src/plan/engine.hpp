@@ -41,10 +41,13 @@ class Engine {
   virtual uint64_t fingerprint(const MatrixDesc& m) = 0;
   // Row statistics and binning from the structure of the operands.
   // First, with count > 0, the input checks of those operands, as
-  // check_structures (the GPU engine reads their result back with its own
-  // statistics, in one synchronization).
+  // check_structures, except that the GPU engine may leave their verdict to
+  // the symbolic phase's synchronization (small products: analyze then does
+  // not synchronize at all), which then throws INVALID_VALUE for a defect.
   virtual void analyze(const Operands& in, const CheckedOperand* checks, int count) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
+  // INVALID_VALUE: a defect found by analyze's input checks; C is untouched
+  // and the plan must be analyzed again.
   virtual int64_t symbolic(const Operands& in, MatrixDesc& C) = 0;
   // Writes C's column indices and values; alpha and beta are host values
   // (beta only read when there is a D).

@@ -228,7 +228,15 @@ int64_t Plan::symbolic() {
   if (stage_ == Stage::created) analyze();
   Context::CallScope scope(*ctx_, arena_.get());
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
-  const int64_t nnz = engine_->symbolic(operands(), *C_);
+  int64_t nnz = 0;
+  try {
+    nnz = engine_->symbolic(operands(), *C_);
+  } catch (const Error& e) {
+    // the input checks' verdict, when it came with the symbolic phase's
+    // synchronization (engine.hpp): nothing of the analysis is valid
+    if (e.status() == SPGEMM_STATUS_INVALID_VALUE) stage_ = Stage::created;
+    throw;
+  }
   if (nnz > max_nnz(*C_))
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
          "nnz(C) = " + std::to_string(nnz) + " does not fit the row offset type of C");

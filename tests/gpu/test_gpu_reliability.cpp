@@ -31,40 +31,63 @@ void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>&
 
 }  // namespace
 
+// The checks' verdict comes from spgemmAnalyze, or, for C with at most
+// kSmallMaxRows = 65536 rows (configs/bins.hpp), from spgemmSymbolic's
+// synchronization (analyze then does not synchronize): one size of each.
 TEST_CASE("GPU input checks refuse every structural defect", "[gpu][checks]") {
   Handle handle;
-  const HostCsr<double> valid = uniform_random(40, 40, 5, 101);
-  const int64_t valid_nnz = reference_spgemm(valid, valid, 1.0).C.nnz();
-  for (const CsrDefectCase& defect : csr_defect_cases(valid)) {
-    for (const bool in_a : {true, false}) {
-      INFO(defect.name << (in_a ? " in A" : " in B"));
-      DeviceCsr<double> A(in_a ? defect.matrix : valid), B(in_a ? valid : defect.matrix);
-      DeviceArray<int32_t> c_offsets(static_cast<size_t>(valid.rows) + 1);
-      c_offsets.poison();
-      spgemmMatDescr_t C = nullptr;
-      spgemm_ok(spgemmCreateCsr(&C, valid.rows, valid.cols, 0, c_offsets.ptr, nullptr, nullptr,
-                                SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
-                                CUDA_R_64F),
-                "C");
-      spgemmPlan_t plan = nullptr;
-      spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                                 SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
-                "plan");
-      CHECK(spgemmAnalyze(handle.h, plan) == SPGEMM_STATUS_INVALID_VALUE);
-      const std::string message = spgemmGetLastErrorMessage();
-      INFO(message);
-      CHECK(message.find(std::string(in_a ? "A: " : "B: ") + defect.message) != std::string::npos);
-      int64_t nnz = -1;
-      CHECK(spgemmSymbolic(handle.h, plan, &nnz) == SPGEMM_STATUS_INVALID_VALUE);
-      CHECK(c_offsets.download().front() == -1);  // C untouched
-      // repair the operand on the device: the same plan goes on
-      DeviceCsr<double>& broken = in_a ? A : B;
-      broken.offsets.upload(valid.row_offsets);
-      broken.cols_.upload(valid.col_ind);
-      spgemm_ok(spgemmSymbolic(handle.h, plan, &nnz), "symbolic after repair");
-      CHECK(nnz == valid_nnz);
-      spgemmPlanDestroy(plan);
-      spgemmDestroyMatrix(C);
+  for (const int rows : {40, 70000}) {
+    const bool small = rows <= 65536;
+    const HostCsr<double> valid = uniform_random(rows, rows, 5, 101);
+    const int64_t valid_nnz = reference_spgemm(valid, valid, 1.0).C.nnz();
+    for (const CsrDefectCase& defect : csr_defect_cases(valid)) {
+      for (const bool in_a : {true, false}) {
+        INFO(rows << " rows, " << defect.name << (in_a ? " in A" : " in B"));
+        DeviceCsr<double> A(in_a ? defect.matrix : valid), B(in_a ? valid : defect.matrix);
+        DeviceArray<int32_t> c_offsets(static_cast<size_t>(valid.rows) + 1);
+        c_offsets.poison();
+        spgemmMatDescr_t C = nullptr;
+        spgemm_ok(spgemmCreateCsr(&C, valid.rows, valid.cols, 0, c_offsets.ptr, nullptr, nullptr,
+                                  SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                                  CUDA_R_64F),
+                  "C");
+        spgemmPlan_t plan = nullptr;
+        spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                                   SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C,
+                                   CUDA_R_64F),
+                  "plan");
+        const std::string expected = std::string(in_a ? "A: " : "B: ") + defect.message;
+        auto check_message = [&](const char* call) {
+          const std::string message = spgemmGetLastErrorMessage();
+          INFO(message);
+          CHECK(message.rfind(std::string(call) + ": ", 0) == 0);
+          CHECK(message.find(expected) != std::string::npos);
+        };
+        const spgemmStatus_t analyzed = spgemmAnalyze(handle.h, plan);
+        if (small) {
+          CHECK(analyzed == SPGEMM_STATUS_SUCCESS);
+        } else {
+          CHECK(analyzed == SPGEMM_STATUS_INVALID_VALUE);
+          check_message("spgemmAnalyze");
+        }
+        // twice: a refused plan is analyzed (and refused) again
+        for (int attempt = 0; attempt < 2; ++attempt) {
+          int64_t nnz = -1;
+          CHECK(spgemmSymbolic(handle.h, plan, &nnz) == SPGEMM_STATUS_INVALID_VALUE);
+          check_message("spgemmSymbolic");
+          CHECK(nnz == -1);
+        }
+        CHECK(c_offsets.download().front() == -1);  // C untouched
+        // repair the operand on the device: the same plan goes on
+        DeviceCsr<double>& broken = in_a ? A : B;
+        broken.offsets.upload(valid.row_offsets);
+        broken.cols_.upload(valid.col_ind);
+        int64_t nnz = -1;
+        spgemm_ok(spgemmSymbolic(handle.h, plan, &nnz), "symbolic after repair");
+        CHECK(nnz == valid_nnz);
+        spgemmPlanDestroy(plan);
+        spgemmDestroyMatrix(C);
+      }
     }
   }
 }

@@ -19,17 +19,24 @@ namespace spgemm::cuda {
 struct ProductStats {
   long long total;
   int max;
+  // With a gate asked for: `rows` if the product is small, its longest row
+  // has at most gate_max_row products and the input checks found nothing;
+  // 0 otherwise. Kernels read it to run on all rows or on none, so that
+  // the host need not know before its next synchronization.
+  int small_rows;
+  unsigned int blocks_done;  // the last block to finish sets small_rows
 };
 
 // sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
 // the dense bin, whose loops use 64-bit counters); with stats != nullptr also
-// their total and maximum. If any of the `checked` results of input checks
-// launched before it (launch_csr_checks) found a defect, it reads nothing
-// and writes nothing: the operands may not be safe to follow.
+// their total and maximum, and with gate_max_row > 0 the gate. If any of the
+// `checked` results of input checks launched before it (launch_csr_checks)
+// found a defect, it reads nothing and writes no sizes: the operands may not
+// be safe to follow.
 template <class Offset, class Col>
 void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, ProductStats* stats, const CsrDefects* checks,
-                  int checked, cudaStream_t stream);
+                  int rows, int* sizes, ProductStats* stats, int gate_max_row,
+                  const CsrDefects* checks, int checked, cudaStream_t stream);
 
 // The input checks (core/csr_checks.hpp) of `count` operands on the device:
 // throws INVALID_VALUE naming the first defect of the first operand with

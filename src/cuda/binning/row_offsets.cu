@@ -16,7 +16,8 @@ namespace {
 template <class Offset>
 __global__ void __launch_bounds__(kRowOffsetsThreads)
     small_row_offsets_kernel(Offset* offsets, int rows, Offset base, long long* total,
-                             int* longest) {
+                             int* longest, const int* live_rows) {
+  if (live_rows && *live_rows == 0) return;  // the gate is shut: C stays untouched
   using BlockScan = cub::BlockScan<long long, kRowOffsetsThreads>;
   using BlockReduce = cub::BlockReduce<int, kRowOffsetsThreads>;
   __shared__ union {
@@ -54,13 +55,15 @@ __global__ void __launch_bounds__(kRowOffsetsThreads)
 
 template <class Offset>
 void small_row_offsets(Offset* offsets, int rows, Offset base, long long* total, int* longest,
-                       cudaStream_t stream) {
+                       const int* live_rows, cudaStream_t stream) {
   small_row_offsets_kernel<<<1, kRowOffsetsThreads, 0, stream>>>(offsets, rows, base, total,
-                                                                  longest);
+                                                                  longest, live_rows);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-template void small_row_offsets<int32_t>(int32_t*, int, int32_t, long long*, int*, cudaStream_t);
-template void small_row_offsets<int64_t>(int64_t*, int, int64_t, long long*, int*, cudaStream_t);
+template void small_row_offsets<int32_t>(int32_t*, int, int32_t, long long*, int*, const int*,
+                                         cudaStream_t);
+template void small_row_offsets<int64_t>(int64_t*, int, int64_t, long long*, int*, const int*,
+                                         cudaStream_t);
 
 }  // namespace spgemm::cuda

@@ -11,9 +11,11 @@ namespace spgemm::cuda {
 
 // offsets[0, rows) holds the row counts on entry; on exit offsets[0, rows]
 // are C's row offsets starting at `base`, *total the 64-bit nnz(C) and
-// *longest the largest count.
+// *longest the largest count. With live_rows (device) 0 it writes nothing:
+// the gate of a small product that turned out not to be one
+// (analysis.cuh's ProductStats::small_rows).
 template <class Offset>
 void small_row_offsets(Offset* offsets, int rows, Offset base, long long* total, int* longest,
-                       cudaStream_t stream);
+                       const int* live_rows, cudaStream_t stream);
 
 }  // namespace spgemm::cuda

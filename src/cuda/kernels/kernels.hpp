@@ -28,12 +28,14 @@ void with_flag(bool flag, F&& f) {
 // bins are skipped and grids are exact; otherwise every bin is launched with
 // a grid sized for all rows and its kernels read their count themselves), or,
 // for small products (single_bin >= 0), all rows in order through that one
-// hash bin's kernel, without any row lists.
+// hash bin's kernel, without any row lists; with live_rows, only if the
+// device's gate there lets them (RowSet::all).
 struct Schedule {
   const BinCounts* counts = nullptr;
   const int* binned_rows = nullptr;
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
+  const int* live_rows = nullptr;
 };
 
 // Calls f(bin, RowSet, rows in the set) for every launch of the schedule; bin
@@ -41,7 +43,7 @@ struct Schedule {
 template <class F>
 void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s, F&& f) {
   if (s.single_bin >= 0) {
-    f(s.single_bin, RowSet::all(rows), rows);
+    f(s.single_bin, RowSet::all(rows, s.live_rows), rows);
     return;
   }
   for (int bin = 0; bin <= layout.dense_bin(); ++bin) {

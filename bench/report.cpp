@@ -86,8 +86,9 @@ void print_header(const RunInfo& info, const Options& opts) {
   line("precision",
        fmt::format("{} values and compute, 32-bit indices", precision_name(opts.precision)));
   line("product", "C = A*A for square A, C = A*A^T for rectangular A (A^T built on the host)");
-  line("timing", fmt::format("{}; {} warmup + {} timed runs, medians", info.timer_description,
-                             opts.warmup, opts.reps));
+  line("timing", fmt::format("{}; {} warmup + {} timed runs, medians; totals from {} more runs "
+                             "without phase marks",
+                             info.timer_description, opts.warmup, opts.reps, opts.reps));
   line("allocation", info.alloc_description);
   line("lib total", fmt::format("C row offsets + C descriptor + plan, analyze, symbolic (incl. "
                                 "nnz readback),{}alloc C, numeric; 'num2' = spgemmNumeric again "

@@ -64,7 +64,10 @@ Timings, per matrix (ms, medians over the timed runs):
   lib total      fresh product, all the user sees: allocate C's row offsets,
                  C descriptor, spgemmPlanCreate, spgemmAnalyze, spgemmSymbolic
                  (incl. its nnz readback), allocate C, spgemmNumeric
-  ana/sym/alloc/num   the phases of lib total
+  ana/sym/alloc/num   the phases of lib total (the totals come from
+                 separate runs that record no events between the phases:
+                 each event record costs the host ~1.4 us, which small
+                 products would otherwise pay four times)
   num2           spgemmNumeric again on the existing plan (values only)
   cuS ms         cuSPARSE total: C and SpGEMM descriptors, workEstimation x2,
                  compute x2 (incl. allocating buffers 1 and 2), allocate C,

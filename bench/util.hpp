@@ -86,9 +86,14 @@ class Timeline {
   void mark(int i);
   void finish(int last);
   double ms(int from, int to) const;
+  // Off: only the first and the last mark are recorded, so that a total is
+  // not lengthened by the phase marks (an event record costs the host ~1.4
+  // us, H100, which is on the critical path of a product of tens of us).
+  void set_phases(bool on) { phases_ = on; }
 
  private:
   bool device_;
+  bool phases_ = true;
   cudaStream_t stream_;
   std::array<cudaEvent_t, kMarks> events_{};
   std::array<std::chrono::steady_clock::time_point, kMarks> times_{};

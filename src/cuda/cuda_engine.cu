@@ -50,7 +50,7 @@ struct Summary {
   long long nnz;
   ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
-  CsrDefects checks[kMaxCheckedOperands];  // input checks run by analyze
+  CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
 
 struct Sum64 {
@@ -62,14 +62,6 @@ template <class Offset>
 struct PlusOffsets {
   __host__ __device__ Offset operator()(Offset a, Offset b) const { return a + b; }
 };
-
-// m == nullptr (no D): offsets nullptr, which the kernels read as no entries.
-template <class Offset, class Col>
-Pattern<Offset, Col> pattern_of(const MatrixDesc* m) {
-  if (!m) return {nullptr, nullptr, 0, 0};
-  return {static_cast<const Offset*>(m->row_offsets), static_cast<const Col*>(m->col_ind),
-          static_cast<int>(m->cols), static_cast<int>(m->base)};
-}
 
 template <class Value>
 const Value* values_of(const MatrixDesc* m) {
@@ -116,17 +108,15 @@ class CudaEngine final : public Engine {
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
-    launch_csr_checks<Offset, Col>(ctx_, checks, count, summary->checks);
     // A product that may be small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
     // brings the gate and the checks' verdict back.
     const int bin = speculative_bin(rows);
-    row_products(pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
-                 pattern_of<Offset, Col>(in.D), rows, numeric_rows_.get(),
-                 bin >= 0 ? &summary->products : nullptr,
-                 bin >= 0 ? symbolic_layout_.hash[bin].spec.max_size : 0, summary->checks, count,
-                 stream);
+    TermCount terms{&in, numeric_rows_.get()};
+    if (bin >= 0) terms = {&in, numeric_rows_.get(), &summary->products,
+                           symbolic_layout_.hash[bin].spec.max_size};
+    launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
@@ -230,7 +220,7 @@ class CudaEngine final : public Engine {
 
   // The symbolic schedule from the products' statistics if known (small
   // products: one bin, configs/bins.hpp), otherwise the rows binned by their
-  // products (which row_products left in numeric_rows_).
+  // products (which the analysis left in numeric_rows_).
   void schedule_symbolic(int rows, const ProductStats* stats) {
     if (stats && stats->total <= kSmallMaxProducts) {
       const int bin = small_bin(symbolic_layout_, rows, stats->max);

@@ -1,9 +1,11 @@
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/configs/bins.hpp"
+#include "cuda/configs/launch.cuh"
 
 #include <cub/block/block_reduce.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -13,45 +15,110 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ __forceinline__ bool inputs_clean(const CsrDefects* checks, int checked) {
-  for (int i = 0; i < checked; ++i)
-    for (int d = 0; d < kCsrDefects; ++d)
-      if (checks[i].first[d] != CsrDefects::kNoDefect) return false;
-  return true;
+// A checked operand as the kernel reads it.
+template <class Offset, class Col>
+struct CheckedView {
+  const Offset* offsets;
+  const Col* cols;
+  int64_t rows, num_cols, nnz, base;
+};
+
+template <class Offset, class Col>
+struct CheckedViews {
+  CheckedView<Offset, Col> m[kMaxCheckedOperands];
+  int count;
+};
+
+// The term count's operands and the extents its reads are clamped to.
+template <class Offset, class Col>
+struct CountArgs {
+  Pattern<Offset, Col> A, B, D;  // D.offsets nullptr: no D
+  Offset a_nnz, b_nnz, d_nnz;
+  int b_rows;
+  int rows;  // 0: no count
+  int* sizes;
+  ProductStats* stats;
+  int gate_max_row;
+};
+
+template <class Offset>
+__device__ __forceinline__ Offset clamp_to(Offset x, Offset lo, Offset hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+// [begin, end) of a row of m clamped into [0, nnz].
+template <class Offset, class Col>
+__device__ __forceinline__ void clamped_row(const Pattern<Offset, Col>& m, Offset nnz, int row,
+                                            Offset& begin, Offset& end) {
+  begin = clamp_to(m.begin(row), Offset(0), nnz);
+  end = clamp_to(m.end(row), begin, nnz);
+}
+
+// This lane's share of the terms of `row` (lanes 0 .. kAnalysisLanes - 1).
+template <class Offset, class Col>
+__device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lane) {
+  Offset begin, end;
+  clamped_row(c.A, c.a_nnz, row, begin, end);
+  long long terms = 0;
+  for (Offset i = begin + lane; i < end; i += kAnalysisLanes) {
+    const int k = c.A.col(i);
+    if (k < 0 || k >= c.b_rows) continue;
+    Offset b_begin, b_end;
+    clamped_row(c.B, c.b_nnz, k, b_begin, b_end);
+    terms += b_end - b_begin;
+  }
+  if (c.D.offsets && lane == 0) {
+    Offset d_begin, d_end;
+    clamped_row(c.D, c.d_nnz, row, d_begin, d_end);
+    terms += d_end - d_begin;
+  }
+  return terms;
 }
 
 struct MaxOp {
   __device__ int operator()(int a, int b) const { return a > b ? a : b; }
 };
 
-// Statistics go through a block reduction first: one atomic per block and
-// statistic (one per row took 6.9 us on cryg2500's 2500 rows, H100, the
-// atomics on one address queueing in L2). The last block to finish decides
-// the small-product gate (see row_products).
+// A grid-stride kernel: the checks position by position, then the count,
+// kAnalysisLanes threads per row. The statistics go through a block
+// reduction first, one atomic per block and statistic (one per row took
+// 6.9 us on cryg2500's 2500 rows, H100: atomics on one address queue in L2);
+// the last block to finish sets the gate.
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kThreads)
-    row_products_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                        int rows, int* __restrict__ sizes, ProductStats* stats,
-                        int gate_max_row, const CsrDefects* checks, int checked) {
-  const bool clean = inputs_clean(checks, checked);  // the same on every thread
+    analysis_kernel(CheckedViews<Offset, Col> checks, CsrDefects* found, CountArgs<Offset, Col> c) {
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int row = static_cast<int>(thread / kAnalysisLanes);
-  const int lane = static_cast<int>(thread % kAnalysisLanes);
-  long long products = 0;
-  if (clean && row < rows) {
-    for (Offset i = A.begin(row) + lane; i < A.end(row); i += kAnalysisLanes) {
-      const int k = A.col(i);
-      products += B.end(k) - B.begin(k);
-    }
-    if (D.offsets && lane == 0) products += D.end(row) - D.begin(row);
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (int i = 0; i < checks.count; ++i) {
+    const CheckedView<Offset, Col>& m = checks.m[i];
+    const int64_t positions = m.rows + 1 > m.nnz ? m.rows + 1 : m.nnz;
+    for (int64_t p = thread; p < positions; p += stride)
+      inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
+                           [&](int defect, int64_t at) {
+                             atomicMax(reinterpret_cast<unsigned long long*>(&found[i].first[defect]),
+                                       ~static_cast<unsigned long long>(at));
+                           });
   }
-  // every lane of the warp takes part, also those past the last row
-  for (int d = kAnalysisLanes / 2; d > 0; d /= 2)
-    products += __shfl_down_sync(0xffffffffu, products, d, kAnalysisLanes);
-  const bool owner = clean && row < rows && lane == 0;
-  const int size = products > INT_MAX ? INT_MAX : static_cast<int>(products);
-  if (owner) sizes[row] = size;
-  if (!stats) return;
+  if (c.rows == 0) return;
+
+  long long total = 0;
+  int most = 0;
+  // whole warps go round together (the shuffles): the stride is a multiple of 32
+  const long long threads = (static_cast<long long>(c.rows) * kAnalysisLanes + 31) / 32 * 32;
+  for (long long t = thread; t < threads; t += stride) {
+    const int row = static_cast<int>(t / kAnalysisLanes);
+    const int lane = static_cast<int>(t % kAnalysisLanes);
+    long long terms = row < c.rows ? row_terms(c, row, lane) : 0;
+    for (int d = kAnalysisLanes / 2; d > 0; d /= 2)
+      terms += __shfl_down_sync(0xffffffffu, terms, d, kAnalysisLanes);
+    if (row < c.rows && lane == 0) {
+      const int size = terms > INT_MAX ? INT_MAX : static_cast<int>(terms);
+      c.sizes[row] = size;
+      total += terms;
+      most = max(most, size);
+    }
+  }
+  if (!c.stats) return;
 
   using SumReduce = cub::BlockReduce<long long, kThreads>;
   using MaxReduce = cub::BlockReduce<int, kThreads>;
@@ -59,43 +126,66 @@ __global__ void __launch_bounds__(kThreads)
     typename SumReduce::TempStorage sum;
     typename MaxReduce::TempStorage max;
   } temp;
-  const long long block_total = SumReduce(temp.sum).Sum(owner ? products : 0);
+  const long long block_total = SumReduce(temp.sum).Sum(total);
   __syncthreads();  // temp is reused
-  const int block_max = MaxReduce(temp.max).Reduce(owner ? size : 0, MaxOp{});
-  if (threadIdx.x == 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
-              static_cast<unsigned long long>(block_total));
-    atomicMax(&stats->max, block_max);
-    __threadfence();  // the statistics before the count of finished blocks
-    const bool last = atomicAdd(&stats->blocks_done, 1u) == gridDim.x - 1;
-    if (last && gate_max_row > 0) {
-      __threadfence();
-      const long long total = atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total), 0ull);
-      const int most = atomicMax(&stats->max, 0);
-      stats->small_rows =
-          clean && total <= kSmallMaxProducts && most <= gate_max_row ? rows : 0;
-    }
-  }
+  const int block_max = MaxReduce(temp.max).Reduce(most, MaxOp{});
+  __threadfence();  // this block's checks and statistics before its count below
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  atomicAdd(reinterpret_cast<unsigned long long*>(&c.stats->total),
+            static_cast<unsigned long long>(block_total));
+  atomicMax(&c.stats->max, block_max);
+  __threadfence();
+  if (atomicAdd(&c.stats->blocks_done, 1u) != gridDim.x - 1 || c.gate_max_row == 0) return;
+  __threadfence();  // the last block: every other block's results are visible
+  bool clean = true;
+  for (int i = 0; i < checks.count; ++i)
+    for (int d = 0; d < kCsrDefects; ++d)
+      clean &= *reinterpret_cast<volatile unsigned long long*>(&found[i].first[d]) == 0;
+  const long long all = *reinterpret_cast<volatile long long*>(&c.stats->total);
+  const int longest = *reinterpret_cast<volatile int*>(&c.stats->max);
+  c.stats->small_rows =
+      clean && all <= kSmallMaxProducts && longest <= c.gate_max_row ? c.rows : 0;
+}
+
+template <class Offset>
+Offset extent(const MatrixDesc* m) {
+  return m ? static_cast<Offset>(m->nnz) : Offset(0);
 }
 
 }  // namespace
 
 template <class Offset, class Col>
-void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, ProductStats* stats, int gate_max_row,
-                  const CsrDefects* checks, int checked, cudaStream_t stream) {
-  if (rows == 0) return;
-  const long long threads = static_cast<long long>(rows) * kAnalysisLanes;
-  const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-  row_products_kernel<<<blocks, kThreads, 0, stream>>>(A, B, D, rows, sizes, stats, gate_max_row,
-                                                       checks, checked);
+void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrDefects* found,
+                     const TermCount* terms) {
+  CheckedViews<Offset, Col> views{};
+  views.count = count;
+  int64_t work = 0;  // threads with something to do
+  for (int i = 0; i < count; ++i) {
+    const MatrixDesc& m = *checks[i].m;
+    views.m[i] = {static_cast<const Offset*>(m.row_offsets), static_cast<const Col*>(m.col_ind),
+                  m.rows, m.cols, m.nnz, m.base};
+    work = std::max(work, std::max(m.rows + 1, m.nnz));
+  }
+  CountArgs<Offset, Col> c{};
+  if (terms) {
+    const Operands& in = *terms->in;
+    c = {pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+         extent<Offset>(in.A), extent<Offset>(in.B), extent<Offset>(in.D),
+         static_cast<int>(in.B->rows), static_cast<int>(in.A->rows), terms->sizes,
+         terms->stats, terms->gate_max_row};
+    work = std::max(work, static_cast<int64_t>(c.rows) * kAnalysisLanes);
+  }
+  if (work == 0) return;
+  auto kernel = analysis_kernel<Offset, Col>;
+  const int grid = grid_for(work, kThreads, resident_blocks(kernel, kThreads, 0, ctx.limits()));
+  kernel<<<grid, kThreads, 0, ctx.stream()>>>(views, found, c);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-#define SPGEMM_INSTANTIATE_ROW_PRODUCTS(Offset, Col)                                        \
-  template void row_products<Offset, Col>(Pattern<Offset, Col>, Pattern<Offset, Col>,       \
-                                          Pattern<Offset, Col>, int, int*, ProductStats*,     \
-                                          int, const CsrDefects*, int, cudaStream_t);
-SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ROW_PRODUCTS)
+#define SPGEMM_INSTANTIATE_ANALYSIS(Offset, Col)                                         \
+  template void launch_analysis<Offset, Col>(Context&, const CheckedOperand*, int,       \
+                                             CsrDefects*, const TermCount*);
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ANALYSIS)
 
 }  // namespace spgemm::cuda

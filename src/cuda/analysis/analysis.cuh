@@ -1,12 +1,23 @@
-// Analysis: the number of terms (products a_ik * b_kj, plus the entries of D) of every row of C,
-// an upper bound of the row's nnz and the measure of its work. One pass over
-// A's column indices and B's row offsets, O(nnz(A)).
+// Analysis: one pass over the operands' structures, in one kernel
+// (analysis.cu):
+//   - the input checks (core/csr_checks.hpp) of up to kMaxCheckedOperands
+//     operands;
+//   - the number of terms (products a_ik * b_kj, plus the entries of D) of
+//     every row of C: an upper bound of the row's nnz and the measure of its
+//     work, O(nnz(A));
+//   - optionally their total and maximum, and the small-product gate.
+// The terms are counted while the checks run, so every index the count
+// follows is clamped into its array: a defective operand gives meaningless
+// counts but never a read outside its arrays, and nothing uses the counts
+// before the checks' verdict is known (the host reads it before binning; the
+// gate stays shut).
 #pragma once
 
 #include "core/context.hpp"
 #include "core/csr_checks.hpp"
 #include "core/matrix.hpp"
 #include "cuda/pattern.cuh"
+#include "plan/engine.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -19,40 +30,40 @@ namespace spgemm::cuda {
 struct ProductStats {
   long long total;
   int max;
-  // With a gate asked for: `rows` if the product is small, its longest row
-  // has at most gate_max_row products and the input checks found nothing;
-  // 0 otherwise. Kernels read it to run on all rows or on none, so that
-  // the host need not know before its next synchronization.
+  // With a gate asked for: the number of rows if the product is small, its
+  // longest row has at most gate_max_row products and the input checks found
+  // nothing; 0 otherwise. Kernels read it to run on all rows or on none, so
+  // that the host need not know before its next synchronization.
   int small_rows;
   unsigned int blocks_done;  // the last block to finish sets small_rows
 };
 
-// sizes[row] = products of the row, saturated at INT_MAX (such a row goes to
-// the dense bin, whose loops use 64-bit counters); with stats != nullptr also
-// their total and maximum, and with gate_max_row > 0 the gate. If any of the
-// `checked` results of input checks launched before it (launch_csr_checks)
-// found a defect, it reads nothing and writes no sizes: the operands may not
-// be safe to follow.
-template <class Offset, class Col>
-void row_products(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                  int rows, int* sizes, ProductStats* stats, int gate_max_row,
-                  const CsrDefects* checks, int checked, cudaStream_t stream);
+// What to count: sizes[row] = terms of C's row for all rows of in.A,
+// saturated at INT_MAX (such a row goes to the dense bin, whose loops use
+// 64-bit counters); with stats also their total and maximum, and with
+// gate_max_row > 0 the gate.
+struct TermCount {
+  const Operands* in;
+  int* sizes;
+  ProductStats* stats = nullptr;
+  int gate_max_row = 0;
+};
 
-// The input checks (core/csr_checks.hpp) of `count` operands on the device:
-// throws INVALID_VALUE naming the first defect of the first operand with
-// one. One kernel per operand, then one synchronization of the handle's
-// stream for all.
+// One launch: the checks of `count` operands into found[0, count) (device
+// memory, zeroed before: there a defect's position p is kept as ~p, so that
+// zero means none; report_csr_defects decodes), and with `terms` the count.
 template <class Offset, class Col>
-void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count);
+void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrDefects* found,
+                     const TermCount* terms);
 
-// Its two halves, for callers that read the result back with their own:
-// the kernels, writing found[0, count) (device; poisoned here first), and
-// the verdict on the copies read back (throws for the first defect).
-template <class Offset, class Col>
-void launch_csr_checks(Context& ctx, const CheckedOperand* operands, int count,
-                       CsrDefects* found);
+// The verdict on found[0, count) as read back from launch_analysis: throws
+// INVALID_VALUE naming the first defect of the first operand with one.
 template <class Offset, class Col>
 void report_csr_defects(const CheckedOperand* operands, int count, const CsrDefects* found);
+
+// The input checks alone, with one synchronization of the handle's stream.
+template <class Offset, class Col>
+void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count);
 
 // core/csr_checks.hpp's fingerprint of m's structure. Synchronizes once.
 template <class Offset, class Col>

@@ -1,6 +1,6 @@
-// The input checks of core/csr_checks.hpp as one grid-stride kernel per
-// operand; the first position of each defect is kept with a 64-bit
-// atomicMin.
+// The input checks' verdict and the structure fingerprint on the GPU. The
+// checks themselves run in the analysis kernel (analysis.cu), which keeps the
+// first position p of each defect as ~p with a 64-bit atomicMax.
 #include "core/csr_checks.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -15,20 +15,6 @@ namespace spgemm::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-template <class Offset, class Col>
-__global__ void csr_defects_kernel(int64_t rows, int64_t cols, int64_t nnz, int64_t base,
-                                   const Offset* __restrict__ offsets,
-                                   const Col* __restrict__ col_ind, CsrDefects* found) {
-  const int64_t positions = rows + 1 > nnz ? rows + 1 : nnz;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < positions;
-       i += stride)
-    inspect_csr_position(i, rows, cols, nnz, base, offsets, col_ind, [&](int defect, int64_t at) {
-      atomicMin(reinterpret_cast<unsigned long long*>(&found->first[defect]),
-                static_cast<unsigned long long>(at));
-    });
-}
 
 template <class Offset, class Col>
 __global__ void fingerprint_kernel(int64_t rows, int64_t nnz, const Offset* __restrict__ offsets,
@@ -72,28 +58,15 @@ uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
 }
 
 template <class Offset, class Col>
-void launch_csr_checks(Context& ctx, const CheckedOperand* operands, int count,
-                       CsrDefects* found) {
-  if (count == 0) return;
-  const cudaStream_t stream = ctx.stream();
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found, 0xFF, sizeof(CsrDefects) * count, stream));
-  for (int i = 0; i < count; ++i) {
-    const MatrixDesc& m = *operands[i].m;
-    csr_defects_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
-        m.rows, m.cols, m.nnz, m.base, static_cast<const Offset*>(m.row_offsets),
-        static_cast<const Col*>(m.col_ind), found + i);
-    SPGEMM_CUDA_CHECK_LAUNCH();
-  }
-}
-
-template <class Offset, class Col>
 void report_csr_defects(const CheckedOperand* operands, int count, const CsrDefects* found) {
   for (int i = 0; i < count; ++i) {
     const MatrixDesc& m = *operands[i].m;
     const auto* offsets = static_cast<const Offset*>(m.row_offsets);
     const auto* cols = static_cast<const Col*>(m.col_ind);
+    CsrDefects first;
+    for (int d = 0; d < kCsrDefects; ++d) first.first[d] = ~found[i].first[d];  // 0: none
     fail_on_defects(
-        found[i], operands[i].name, m, [&](int64_t at) { return read_one(offsets, at); },
+        first, operands[i].name, m, [&](int64_t at) { return read_one(offsets, at); },
         [&](int64_t at) { return read_one(cols, at); });
   }
 }
@@ -102,7 +75,8 @@ template <class Offset, class Col>
 void check_csr_structures(Context& ctx, const CheckedOperand* operands, int count) {
   if (count == 0) return;
   DeviceBuffer<CsrDefects> found(ctx, static_cast<size_t>(count));
-  launch_csr_checks<Offset, Col>(ctx, operands, count, found.get());
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(found.get(), 0, sizeof(CsrDefects) * count, ctx.stream()));
+  launch_analysis<Offset, Col>(ctx, operands, count, found.get(), nullptr);
   CsrDefects host[kMaxCheckedOperands];
   ctx.read_back(host, found.get(), sizeof(CsrDefects) * count);
   report_csr_defects<Offset, Col>(operands, count, host);
@@ -115,8 +89,6 @@ size_t csr_checks_workspace_bytes() {
 
 #define SPGEMM_INSTANTIATE_CHECKS(Offset, Col)                                              \
   template void check_csr_structures<Offset, Col>(Context&, const CheckedOperand*, int);  \
-  template void launch_csr_checks<Offset, Col>(Context&, const CheckedOperand*, int,       \
-                                               CsrDefects*);                               \
   template void report_csr_defects<Offset, Col>(const CheckedOperand*, int,               \
                                                 const CsrDefects*);                        \
   template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);

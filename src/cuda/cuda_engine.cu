@@ -10,7 +10,7 @@
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.
 // Small products (configs/bins.hpp) are not binned at all: one kernel per
-// phase over all rows, and C's row offsets from one block. For C with few
+// phase over all rows, C's row offsets from its last block. For C with few
 // rows analyze does not synchronize: it launches the symbolic phase's kernel
 // behind a gate (analysis.cuh's ProductStats::small_rows) that opens only if
 // the product is small and the input checks found nothing; symbolic's
@@ -50,6 +50,7 @@ struct Summary {
   long long nnz;
   ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
+  unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
 
@@ -146,7 +147,7 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, symbolic_schedule_, offsets, stream);
+                                 rows, lanes_, symbolic_schedule_, offsets, nullptr, stream);
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
@@ -196,16 +197,17 @@ class CudaEngine final : public Engine {
   };
 
   // The symbolic phase of a small product: one kernel over all rows (behind
-  // the gate if the schedule has one), C's offsets from one block, and the
-  // summary read back.
+  // the gate if the schedule has one) whose last block writes C's offsets,
+  // and the summary read back.
   Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = summary_.get();
+    const SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
+                                     &summary->symbolic_blocks_done};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, symbolic_schedule_, offsets, ctx_.stream());
-    small_row_offsets(offsets, rows, base, &summary->nnz, &summary->longest_row,
-                      symbolic_schedule_.live_rows, ctx_.stream());
+                                 rows, lanes_, symbolic_schedule_, offsets, &finish,
+                                 ctx_.stream());
     return ctx_.read_back(summary);
   }
 

@@ -111,21 +111,20 @@ inline constexpr int kDenseBlockThreads = 1024;
 
 // Small products, where launches and not work set the time (every code in
 // ../shared/matrices spends 100-500 us on products of a few microseconds of
-// work). For C with at most kSmallMaxRows rows the analysis also reads back
-// the total and the largest products of a row (one synchronization); if the
-// total is at most kSmallMaxProducts and the longest row fits a hash table,
-// the rows are not binned: each phase runs one kernel over all rows in order
-// (the bin of the longest row), and C's row offsets come from one block
-// (binning/row_offsets.cuh). That drops the two binning passes of each phase,
-// the launches of empty bins and CUB's scan. Every row then clears and sorts
-// a table of the longest row's size, so rows * table slots may be at most
-// kSmallMaxTableSlots: comparable to the products' own work.
+// work). If the total of products is at most kSmallMaxProducts and the
+// longest row fits a hash table, the rows are not binned: each phase runs one
+// kernel over all rows in order (the bin of the longest row), and C's row
+// offsets come from the symbolic kernel's last block
+// (binning/row_offsets.cuh). That drops the two binning passes of each
+// phase, the launches of empty bins and CUB's scan. Every row then clears and
+// sorts a table of the longest row's size, so rows * table slots may be at
+// most kSmallMaxTableSlots: comparable to the products' own work. For C with
+// at most kSmallMaxRows rows this is tried before the statistics are known
+// (cuda_engine.cu: analyze does not synchronize), in the largest warp bin
+// whose tables fit, behind a gate the analysis sets on the device.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 20;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
-
-// Threads of the block that computes a small product's row offsets.
-inline constexpr int kRowOffsetsThreads = 1024;
 
 // Sizes at which rows change bins, passed to the binning kernels by value.
 struct BinThresholds {

@@ -4,6 +4,7 @@
 #include "core/context.hpp"
 #include "core/matrix.hpp"
 #include "cuda/binning/binning.cuh"
+#include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/row_loop.cuh"
 
@@ -53,11 +54,14 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
 }
 
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
-// left out have no products).
+// left out have no products); with `small` (a single-bin schedule) the
+// kernel's last block then turns them into C's offsets
+// (binning/row_offsets.cuh).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const Schedule& schedule, Offset* row_nnz, cudaStream_t stream);
+                     const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
+                     cudaStream_t stream);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse

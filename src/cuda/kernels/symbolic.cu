@@ -2,6 +2,7 @@
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
 #include "cuda/binning/binning.cuh"
+#include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
 
@@ -14,10 +15,13 @@ namespace spgemm::cuda {
 namespace {
 
 // One group of threads per row, a hash set of log2_table slots per group.
+// finish.total != nullptr (a small product's single launch over all rows):
+// the last block to finish turns the counts into C's row offsets.
 template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                                     int lanes, Offset* __restrict__ row_nnz) {
+                                     int lanes, Offset* __restrict__ row_nnz,
+                                     SmallFinish<Offset> finish) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -42,6 +46,17 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     group.sync();
     if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
     group.sync();  // the table and counter are reused by the next row
+  }
+  if (!finish.total) return;
+  __shared__ bool last;
+  __threadfence();  // this block's counts before its share of blocks_done
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
+  __syncthreads();
+  // (a shut gate ran no row: C's offsets stay untouched)
+  if (last && rows.size == finish.rows) {
+    __threadfence();
+    block_row_offsets(row_nnz, finish);
   }
 }
 
@@ -87,14 +102,15 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 template <Group G, bool Addend, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                     Pattern<Offset, Col> D, int lanes, Offset* row_nnz, cudaStream_t stream) {
+                     Pattern<Offset, Col> D, int lanes, Offset* row_nnz,
+                     const SmallFinish<Offset>& finish, cudaStream_t stream) {
   auto kernel = hash_symbolic_kernel<G, Addend, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
-                                                  std::min(lanes, group_threads), row_nnz);
+                                                  std::min(lanes, group_threads), row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -102,7 +118,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
 template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                 const Schedule& s, Offset* row_nnz, cudaStream_t stream) {
+                 const Schedule& s, Offset* row_nnz, const SmallFinish<Offset>* small,
+                 cudaStream_t stream) {
+  const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
   for_each_scheduled_bin(layout, rows, s, [&](int bin, RowSet set, int rows_in_set) {
     if (bin == layout.dense_bin()) {
       auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
@@ -117,10 +135,10 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     const HashBinLaunch& b = layout.hash[bin];
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
-                                           stream);
+                                           finish, stream);
     else
       launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
-                                            stream);
+                                            finish, stream);
   });
 }
 
@@ -129,9 +147,10 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const Schedule& schedule, Offset* row_nnz, cudaStream_t stream) {
+                     const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
+                     cudaStream_t stream) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, stream);
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, small, stream);
   });
 }
 
@@ -139,7 +158,7 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
                                              Pattern<Offset, Col>, int, int, const Schedule&, \
-                                             Offset*, cudaStream_t);
+                                             Offset*, const SmallFinish<Offset>*, cudaStream_t);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

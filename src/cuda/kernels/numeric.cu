@@ -31,7 +31,7 @@ namespace {
 // One group per row: accumulate in a shared hash map, sort it, copy out.
 // reuse: C's column indices may hold the row's columns already
 // (kernels/known_columns.cuh); rows where they do only get their values.
-template <Group G, bool Addend, bool Ordered, bool Ring, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
                         int lanes, bool reuse) {
@@ -62,8 +62,7 @@ __global__ void __launch_bounds__(max_block_threads(G))
     group.sync();
   };
   auto accumulate = [&](int row, auto&& locate) {
-    accumulate_row<Addend, Ordered, Ring>(args, row, rank, threads, lanes, scratch, locate,
-                                          values);
+    accumulate_row<Addend, Ordered>(args, row, rank, threads, lanes, scratch, locate, values);
     group.sync();
   };
 
@@ -197,16 +196,8 @@ template <Group G, bool Addend, bool Ordered, class Value, class Offset, class C
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
                      bool reuse, cudaStream_t stream) {
+  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
-  auto kernel = hash_numeric_kernel<G, Addend, Ordered, false, Value, Offset, Col>;
-  if constexpr (G == Group::block && Ordered) {
-    // the ring of named barriers (ordered_loop.cuh) where it costs no occupancy
-    auto ring = hash_numeric_kernel<G, Addend, Ordered, true, Value, Offset, Col>;
-    if (threads / 32 <= kMaxRingWarps &&
-        resident_blocks(ring, threads, b.smem_bytes, limits) >=
-            resident_blocks(kernel, threads, b.smem_bytes, limits))
-      kernel = ring;
-  }
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);

@@ -79,29 +79,10 @@ __device__ __forceinline__ long long group_exclusive_sum(long long x, int rank, 
   return before + inclusive - x;
 }
 
-// Named barriers 1 .. 15 (0 is __syncthreads'): `threads` threads (a
-// multiple of 32) meet; arrive does not wait. Shared-memory writes before an
-// arrive are seen after the matching sync.
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
-// With Ring, blocks of up to this many warps hand the turns of the ordered
-// adds on through a ring of named barriers (ids 1 .. warps); larger ones, and
-// kernels without Ring, take turns at block-wide barriers. The ids are not
-// compile-time constants, so a kernel with Ring reserves all 16 barriers of
-// a block, which allows only 4 blocks per SM (H100): the launcher picks the
-// variant only where its occupancy is no lower (numeric.cu). The order of
-// the adds is the same either way.
-inline constexpr int kMaxRingWarps = 15;
-
 // Adds terms 0 .. count-1 (count the same on every thread of the group):
 // term(p, slot&, value&) -> whether term p has a slot in the accumulator
 // (false: e.g. outside the dense window). Group-collective.
-template <bool Ring, class Value, class Term>
+template <class Value, class Term>
 __device__ void add_terms_in_order(long long count, int rank, int threads, Term&& term,
                                    Value* values) {
   const int warps = threads / 32;
@@ -120,37 +101,20 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
       if (base + s * step < count)  // the same on every lane: whole steps are skipped
         combine_in_lane_order(valid[s], slot[s], value[s]);
     }
-    auto add_stash = [&] {
+    for (int turn = 0; turn < warps; ++turn) {
+      if (turn == warp) {
 #pragma unroll
-      for (int s = 0; s < kOrderedStash; ++s)
-        if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
-    };
-    if (warps == 1) {
-      add_stash();
-    } else if (Ring && warps <= kMaxRingWarps) {
-      // Warp w waits for warp w - 1 only (named barrier w), and warp 0 for
-      // the last warp's adds of the previous batch (barrier `warps`): a warp
-      // goes on to its next batch as soon as it has added, while the others
-      // take their turns.
-      const bool first = base == 0;
-      const bool last = base + step * kOrderedStash >= count;
-      if (warp > 0) named_barrier_sync(warp, 64);
-      else if (!first) named_barrier_sync(warps, 64);
-      add_stash();
-      if (warp < warps - 1) named_barrier_arrive(warp + 1, 64);
-      else if (!last) named_barrier_arrive(warps, 64);
-    } else {
-      for (int turn = 0; turn < warps; ++turn) {
-        if (turn == warp) add_stash();
-        __syncthreads();
+        for (int s = 0; s < kOrderedStash; ++s)
+          if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
       }
+      if (warps > 1) __syncthreads();
     }
   }
 }
 
 // All the terms of `row` of C, products then (Addend) D's entries, through
 // locate(col, slot&) -> whether the column has a slot. Group-collective.
-template <bool Addend, bool Ring, class Value, class Offset, class Col, class Locate>
+template <bool Addend, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
                                  int threads, const ChunkScratch<Offset>& scratch,
                                  Locate&& locate, Value* values) {
@@ -173,7 +137,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     group_sync(threads);
     const int last = min(threads, entries - chunk) - 1;
     const Offset a_chunk = a_begin + chunk;
-    add_terms_in_order<Ring>(
+    add_terms_in_order(
         products, rank, threads,
         [&](long long p, int& slot, Value& value) {
           // the last entry starting at or before p (entries without
@@ -194,7 +158,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
   }
   if constexpr (Addend) {
     const Offset d_begin = args.D.begin(row);
-    add_terms_in_order<Ring>(
+    add_terms_in_order(
         static_cast<long long>(args.D.end(row) - d_begin), rank, threads,
         [&](long long p, int& slot, Value& value) {
           if (!locate(args.D.col(d_begin + p), slot)) return false;
@@ -211,14 +175,13 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
 // reused row's columns). Ordered: in the fixed order above, through scratch
 // (a slice of chunk_scratch for the group); otherwise with atomics, `lanes`
 // threads per row of B. Group-collective.
-template <bool Addend, bool Ordered, bool Ring = false, class Value, class Offset, class Col,
-          class Locate>
+template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
                                                int row, int rank, int threads, int lanes,
                                                const ChunkScratch<Offset>& scratch,
                                                Locate&& locate, Value* values) {
   if constexpr (Ordered) {
-    add_row_in_order<Addend, Ring>(
+    add_row_in_order<Addend>(
         args, row, rank, threads, scratch,
         [&](int col, int& slot) { return (slot = locate(col)) >= 0; }, values);
   } else {

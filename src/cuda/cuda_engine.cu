@@ -11,12 +11,13 @@
 //             (kernels/known_columns.cuh) and only get new values.
 // Small products (configs/bins.hpp) are not binned at all: one kernel per
 // phase over all rows, C's row offsets from its last block. For C with few
-// rows analyze does not synchronize: it launches the symbolic phase's kernel
-// behind a gate (analysis.cuh's ProductStats::small_rows) that opens only if
-// the product is small and the input checks found nothing; symbolic's
-// readback brings the verdict, and a product that was not small after all
-// goes the general way from there. For larger C analyze reads back the input
-// checks' verdict when it runs them.
+// rows whose product is expected to be small, analyze does not synchronize:
+// the symbolic phase's kernel runs behind a gate (analysis.cuh's
+// ProductStats::small_rows) that opens only if the product is small and the
+// input checks found nothing; symbolic's readback brings the verdict, and a
+// product that was not small after all goes the general way from there.
+// Otherwise analyze reads back the input checks' verdict when it runs them
+// and, for C with few rows, the products' total and maximum.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -113,18 +114,25 @@ class CudaEngine final : public Engine {
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
     // brings the gate and the checks' verdict back.
-    const int bin = speculative_bin(rows);
-    TermCount terms{&in, numeric_rows_.get()};
-    if (bin >= 0) terms = {&in, numeric_rows_.get(), &summary->products,
-                           symbolic_layout_.hash[bin].spec.max_size};
+    // Other C with few rows read the statistics back here, as the checks'
+    // verdict, and decide on them.
+    const int bin = speculative_bin(in);
+    const bool few_rows = rows <= kSmallMaxRows;
+    TermCount terms{&in, numeric_rows_.get(), few_rows ? &summary->products : nullptr};
+    if (bin >= 0) terms.gate_max_row = symbolic_layout_.hash[bin].spec.max_size;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
       return;
     }
-    if (count > 0) report_csr_defects<Offset, Col>(checks, count, ctx_.read_back(summary).checks);
-    schedule_symbolic(rows, nullptr);
+    if (count == 0 && !few_rows) {
+      schedule_symbolic(rows, nullptr);
+      return;
+    }
+    const Summary host = ctx_.read_back(summary);
+    report_csr_defects<Offset, Col>(checks, count, host.checks);
+    schedule_symbolic(rows, few_rows ? &host.products : nullptr);
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
@@ -237,12 +245,20 @@ class CudaEngine final : public Engine {
     symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
   }
 
-  // The bin a product with `rows` rows is tried in without knowing its
-  // statistics: the largest warp bin that small_bin allows for so many rows
-  // and whose rows the numeric layout takes too; -1 if none (more than
-  // kSmallMaxRows rows).
-  int speculative_bin(int rows) const {
-    if (rows > kSmallMaxRows) return -1;
+  // The bin a product is tried in without knowing its statistics: the
+  // largest warp bin that small_bin allows for its rows and whose rows the
+  // numeric layout takes too; -1 if none (more than kSmallMaxRows rows), or
+  // if the product is not expected to be small: products estimated as if
+  // every row of B had B's average length, above kSmallMaxProducts. (The
+  // estimate only picks the path: a skewed B that makes it miss costs one
+  // empty launch and a second readback in symbolic, or one readback here.)
+  int speculative_bin(const Operands& in) const {
+    const int rows = static_cast<int>(in.A->rows);
+    const double per_b_row =
+        in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
+    const double estimate =
+        static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
+    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallMaxProducts)) return -1;
     int chosen = -1;
     for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {
       const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;

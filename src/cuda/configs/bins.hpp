@@ -118,10 +118,13 @@ inline constexpr int kDenseBlockThreads = 1024;
 // (binning/row_offsets.cuh). That drops the two binning passes of each
 // phase, the launches of empty bins and CUB's scan. Every row then clears and
 // sorts a table of the longest row's size, so rows * table slots may be at
-// most kSmallMaxTableSlots: comparable to the products' own work. For C with
-// at most kSmallMaxRows rows this is tried before the statistics are known
-// (cuda_engine.cu: analyze does not synchronize), in the largest warp bin
-// whose tables fit, behind a gate the analysis sets on the device.
+// most kSmallMaxTableSlots: comparable to the products' own work. The
+// statistics come from a readback in analyze for C with at most
+// kSmallMaxRows rows; where the product also looks small (estimated from
+// nnz(A) and B's average row length), the mode is tried before they are
+// known instead (cuda_engine.cu: analyze does not synchronize), in the
+// largest warp bin whose tables fit, behind a gate the analysis sets on the
+// device.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 20;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;

@@ -47,7 +47,7 @@ module spgemm
 
   ! ---- version (SPGEMM_VERSION = MAJOR * 10000 + MINOR * 100 + PATCH) -----
   integer(c_int), parameter :: SPGEMM_VERSION_MAJOR = 0
-  integer(c_int), parameter :: SPGEMM_VERSION_MINOR = 4
+  integer(c_int), parameter :: SPGEMM_VERSION_MINOR = 5
   integer(c_int), parameter :: SPGEMM_VERSION_PATCH = 0
   integer(c_int), parameter :: SPGEMM_VERSION = &
       SPGEMM_VERSION_MAJOR * 10000 + SPGEMM_VERSION_MINOR * 100 + SPGEMM_VERSION_PATCH

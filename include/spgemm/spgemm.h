@@ -31,7 +31,7 @@
 #include <library_types.h>    /* cudaDataType  */
 
 #define SPGEMM_VERSION_MAJOR 0
-#define SPGEMM_VERSION_MINOR 4
+#define SPGEMM_VERSION_MINOR 5
 #define SPGEMM_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH */
 #define SPGEMM_VERSION \

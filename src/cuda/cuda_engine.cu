@@ -110,12 +110,11 @@ class CudaEngine final : public Engine {
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
-    // A product that may be small (configs/bins.hpp) is tried without a
+    // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
-    // brings the gate and the checks' verdict back.
-    // Other C with few rows read the statistics back here, as the checks'
-    // verdict, and decide on them.
+    // brings the gate and the checks' verdict back. Other C with few rows
+    // read their statistics back here, with the checks' verdict.
     const int bin = speculative_bin(in);
     const bool few_rows = rows <= kSmallMaxRows;
     TermCount terms{&in, numeric_rows_.get(), few_rows ? &summary->products : nullptr};
@@ -247,13 +246,15 @@ class CudaEngine final : public Engine {
 
   // The bin a product is tried in without knowing its statistics: the
   // largest warp bin that small_bin allows for its rows and whose rows the
-  // numeric layout takes too; -1 if none (more than kSmallMaxRows rows), or
-  // if the product is not expected to be small: products estimated as if
-  // every row of B had B's average length, above kSmallMaxProducts. (The
-  // estimate only picks the path: a skewed B that makes it miss costs one
-  // empty launch and a second readback in symbolic, or one readback here.)
+  // numeric layout takes too; -1 if none (no rows, or more than
+  // kSmallMaxRows: the gate never opens for them), or if the product is not
+  // expected to be small: products estimated as if every row of B had B's
+  // average length, above kSmallMaxProducts. (The estimate only picks the
+  // path: a skewed B that makes it miss costs one empty launch and a second
+  // readback in symbolic, or one readback here.)
   int speculative_bin(const Operands& in) const {
     const int rows = static_cast<int>(in.A->rows);
+    if (rows == 0) return -1;
     const double per_b_row =
         in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
     const double estimate =

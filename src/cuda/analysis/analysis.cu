@@ -92,11 +92,11 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = 0; i < checks.count; ++i) {
     const CheckedView<Offset, Col>& m = checks.m[i];
     const int64_t positions = m.rows + 1 > m.nnz ? m.rows + 1 : m.nnz;
+    auto* first = reinterpret_cast<unsigned long long*>(found[i].first);
     for (int64_t p = thread; p < positions; p += stride)
       inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
                            [&](int defect, int64_t at) {
-                             atomicMax(reinterpret_cast<unsigned long long*>(&found[i].first[defect]),
-                                       ~static_cast<unsigned long long>(at));
+                             atomicMax(&first[defect], ~static_cast<unsigned long long>(at));
                            });
   }
   if (c.rows == 0) return;
@@ -170,8 +170,12 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
   CountArgs<Offset, Col> c{};
   if (terms) {
     const Operands& in = *terms->in;
-    c = {pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-         extent<Offset>(in.A), extent<Offset>(in.B), extent<Offset>(in.D),
+    c = {pattern_of<Offset, Col>(in.A),
+         pattern_of<Offset, Col>(in.B),
+         pattern_of<Offset, Col>(in.D),
+         extent<Offset>(in.A),
+         extent<Offset>(in.B),
+         extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows), terms->sizes,
          terms->stats, terms->gate_max_row};
     work = std::max(work, static_cast<int64_t>(c.rows) * kAnalysisLanes);

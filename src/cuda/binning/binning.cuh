@@ -53,7 +53,9 @@ struct RowSet {
   static RowSet of_bin(const BinCounts* counts, int bin, const int* binned) {
     return {counts, bin, binned, 0, nullptr};
   }
-  static RowSet all(int rows, const int* live_rows) { return {nullptr, 0, nullptr, rows, live_rows}; }
+  static RowSet all(int rows, const int* live_rows) {
+    return {nullptr, 0, nullptr, rows, live_rows};
+  }
 
   // On the device: the set's size and its i-th row, read once per kernel.
   struct View {

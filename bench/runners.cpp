@@ -207,13 +207,18 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
   std::vector<double> setup, analyze, symbolic, alloc, numeric;
   size_t peak = 0;
   std::unique_ptr<LibProduct> kept;  // the last product, for "numeric again"
-  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+  auto fresh_product = [&] {
     kept.reset();  // a fresh product each time: the previous C is freed first
     if (!on_host) check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto product = std::make_unique<LibProduct>();
     check_spgemm(spgemmResetPeakMemoryUsage(raw_handle), "spgemmResetPeakMemoryUsage");
     const LibTimes t = lib_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
                                        on_host, mem, tl, *product);
+    kept = std::move(product);
+    return t;
+  };
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    const LibTimes t = fresh_product();
     if (rep >= opts.warmup) {
       setup.push_back(t.setup);
       analyze.push_back(t.analyze);
@@ -224,23 +229,13 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
       check_spgemm(spgemmGetMemoryUsage(raw_handle, &current, &rep_peak), "spgemmGetMemoryUsage");
       peak = std::max(peak, rep_peak);
     }
-    kept = std::move(product);
   }
   rec.lib.setup = median(setup);
   rec.lib.analyze = median(analyze);
   rec.lib.symbolic = median(symbolic);
   rec.lib.alloc = median(alloc);
   rec.lib.numeric = median(numeric);
-  rec.lib.total = unmarked_total([&] {
-    kept.reset();
-    if (!on_host) check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
-    auto product = std::make_unique<LibProduct>();
-    const double t = lib_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
-                                     on_host, mem, tl, *product)
-                         .total;
-    kept = std::move(product);
-    return t;
-  }, opts.reps, tl);
+  rec.lib.total = unmarked_total([&] { return fresh_product().total; }, opts.reps, tl);
   rec.lib_peak_bytes = static_cast<int64_t>(peak);
   rec.nnz_c = kept->nnz;
   rec.c_bytes = (a.rows + 1) * 4 + kept->nnz * static_cast<int64_t>(4 + sizeof(V));
@@ -362,12 +357,17 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
 
   std::vector<double> setup, work, compute, alloc, copy;
   std::unique_ptr<CusparseProduct> kept;
-  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+  auto fresh_product = [&] {
     kept.reset();
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto product = std::make_unique<CusparseProduct>();
     const CusparseTimes t = cusparse_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows,
                                                  b.cols, mem, tl, *product);
+    kept = std::move(product);
+    return t;
+  };
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    const CusparseTimes t = fresh_product();
     if (rep >= opts.warmup) {
       setup.push_back(t.setup);
       work.push_back(t.work);
@@ -375,23 +375,13 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
       alloc.push_back(t.alloc);
       copy.push_back(t.copy);
     }
-    kept = std::move(product);
   }
   rec.cus.setup = median(setup);
   rec.cus.work = median(work);
   rec.cus.compute = median(compute);
   rec.cus.alloc = median(alloc);
   rec.cus.copy = median(copy);
-  rec.cus.total = unmarked_total([&] {
-    kept.reset();
-    check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
-    auto product = std::make_unique<CusparseProduct>();
-    const double t = cusparse_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
-                                          mem, tl, *product)
-                         .total;
-    kept = std::move(product);
-    return t;
-  }, opts.reps, tl);
+  rec.cus.total = unmarked_total([&] { return fresh_product().total; }, opts.reps, tl);
   rec.cus_nnz_c = kept->nnz;
   rec.cus_buffer1_bytes = static_cast<int64_t>(kept->size1);
   rec.cus_buffer2_bytes = static_cast<int64_t>(kept->size2);

@@ -1,5 +1,5 @@
 // The GPU pipeline of one product, two-phase Gustavson with binning:
-//   analyze:  products per row (analysis/) -> rows binned by products (binning/)
+//   analyze:  terms per row (analysis/) -> rows binned by terms (binning/)
 //   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> 64-bit total and
 //             in-place scan into C's row offsets (CUB) -> rows re-binned by
 //             their exact nnz for the numeric phase -> ONE readback of a
@@ -89,12 +89,12 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
-  // analyze's three buffers, symbolic's CUB scratch, and those of the input
+  // analyze's four buffers, symbolic's CUB scratch, and those of the input
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
     return DeviceBuffer<Summary>::workspace_bytes(1) +
-           2 * DeviceBuffer<int>::workspace_bytes(static_cast<size_t>(rows)) +
+           3 * DeviceBuffer<int>::workspace_bytes(static_cast<size_t>(rows)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
            csr_checks_workspace_bytes();
   }
@@ -105,6 +105,7 @@ class CudaEngine final : public Engine {
     summary_.reallocate(ctx_, 1);
     symbolic_rows_.reallocate(ctx_, static_cast<size_t>(rows));
     numeric_rows_.reallocate(ctx_, static_cast<size_t>(rows));
+    terms_.reallocate(ctx_, static_cast<size_t>(rows));
     Summary* summary = summary_.get();
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
@@ -117,7 +118,7 @@ class CudaEngine final : public Engine {
     // read their statistics back here, with the checks' verdict.
     const int bin = speculative_bin(in);
     const bool few_rows = rows <= kSmallMaxRows;
-    TermCount terms{&in, numeric_rows_.get(), few_rows ? &summary->products : nullptr};
+    TermCount terms{&in, terms_.get(), few_rows ? &summary->products : nullptr};
     if (bin >= 0) terms.gate_max_row = symbolic_layout_.hash[bin].spec.max_size;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
@@ -158,7 +159,7 @@ class CudaEngine final : public Engine {
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(sizes_from_offsets(offsets), rows, numeric_layout_.thresholds, &summary->numeric,
+    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows, numeric_layout_.thresholds, &summary->numeric,
              numeric_rows_.get(), stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
@@ -229,7 +230,7 @@ class CudaEngine final : public Engine {
 
   // The symbolic schedule from the products' statistics if known (small
   // products: one bin, configs/bins.hpp), otherwise the rows binned by their
-  // products (which the analysis left in numeric_rows_).
+  // terms (which the analysis counted).
   void schedule_symbolic(int rows, const ProductStats* stats) {
     if (stats && stats->total <= kSmallMaxProducts) {
       const int bin = small_bin(symbolic_layout_, rows, stats->max);
@@ -239,7 +240,7 @@ class CudaEngine final : public Engine {
       }
     }
     Summary* summary = summary_.get();
-    bin_rows({numeric_rows_.get(), nullptr}, rows, symbolic_layout_.thresholds,
+    bin_rows(sizes_from_terms(terms_.get()), rows, symbolic_layout_.thresholds,
              &summary->symbolic, symbolic_rows_.get(), ctx_.stream());
     symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
   }
@@ -329,6 +330,7 @@ class CudaEngine final : public Engine {
   DeviceBuffer<Summary> summary_;
   DeviceBuffer<int> symbolic_rows_;
   DeviceBuffer<int> numeric_rows_;
+  DeviceBuffer<int> terms_;  // of every row of C (analysis), for the binning of both phases
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
   Schedule symbolic_schedule_;

@@ -42,12 +42,15 @@ struct Spec {
 };
 
 // Rows of C in every bin: a small product (poisson2d:40, all rows through
-// one warp kernel), short rows (warp tables), 300-5000 entries (block
-// tables), unsorted rows with repeated columns; then (long, double only: the
-// oracle takes seconds) more than 8192 entries (dense windows), from long
-// rows of A or from one long row of B shared by many rows.
+// one warp kernel), rows of at most 32 and 64 terms (poisson2d:300 and
+// uniform:70000:8, sort bins), short rows (warp tables), 300-5000 entries
+// (block tables), unsorted rows with repeated columns; then (long, double
+// only: the oracle takes seconds) more than 8192 entries (dense windows),
+// from long rows of A or from one long row of B shared by many rows.
 const Spec kSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
+    {"poisson2d:300", [] { return generate("poisson2d:300"); }},
+    {"uniform:70000:8", [] { return generate("uniform:70000:8"); }},
     {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
     {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},
     {"banded:3000:200", [] { return generate("banded:3000:200"); }},

@@ -5,9 +5,13 @@
 #include "compare.hpp"
 #include "device_product.hpp"
 #include "generators.hpp"
+#include "random.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <utility>
+#include <vector>
 
 using namespace spgemm_test;
 
@@ -64,6 +68,60 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
     const auto A = convert_values<TestType>(generate(spec));
     check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
   }
+}
+
+// Rows of at most 64 terms are summed in registers after a sort
+// (src/cuda/configs/bins.hpp's sort bins). Row r of A is built to have about
+// r % 72 terms: every count from 0 to past 64, so 32/33 and 64/65 at the
+// bins' edges; up to 40 of its entries refer to empty rows of B (more
+// entries than a warp's lanes, few terms), entries come unsorted and one
+// repeats; B's rows of 1-3 entries over 200 columns repeat C's columns.
+// 70000 rows keep it off the small-product path.
+namespace {
+std::pair<HostCsr<double>, HostCsr<double>> few_terms_case(uint64_t seed) {
+  Rng rng(seed);
+  const int64_t rows = 70000, b_rows = 1000;
+  HostCsr<double> B;
+  B.rows = b_rows;
+  B.cols = 200;
+  B.row_offsets.push_back(0);
+  for (int64_t k = 0; k < b_rows; ++k) {
+    const int64_t length = k < b_rows / 2 ? 0 : 1 + k % 3;  // the first half empty
+    for (int64_t j = 0; j < length; ++j) {
+      B.col_ind.push_back(static_cast<int32_t>(rng.below(200)));
+      B.values.push_back(rng.value());
+    }
+    B.row_offsets.push_back(static_cast<int32_t>(B.col_ind.size()));
+  }
+  HostCsr<double> A;
+  A.rows = rows;
+  A.cols = b_rows;
+  A.row_offsets.push_back(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int32_t> cols(static_cast<size_t>((r % 5) * 10), 0);
+    for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_rows / 2));
+    for (int64_t terms = 0; terms < r % 72;) {
+      const auto k = static_cast<int32_t>(b_rows / 2 + rng.below(b_rows / 2));
+      cols.push_back(k);
+      terms += B.row_offsets[k + 1] - B.row_offsets[k];
+    }
+    if (cols.size() > 1) cols.back() = cols.front();  // a repeated entry
+    for (size_t j = cols.size(); j > 1; --j) std::swap(cols[j - 1], cols[rng.below(j)]);
+    for (const int32_t c : cols) {
+      A.col_ind.push_back(c);
+      A.values.push_back(rng.value());
+    }
+    A.row_offsets.push_back(static_cast<int32_t>(A.col_ind.size()));
+  }
+  return {A, B};
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU SpGEMM on rows of few terms", "[gpu]", float, double) {
+  Handle handle;
+  const auto [A, B] = few_terms_case(21);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(-1.5), "few terms");
 }
 
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,

@@ -11,23 +11,9 @@
 // finding and combining.
 #pragma once
 
-#include <cuda/std/complex>
+#include "cuda/warp_shuffle.cuh"
 
 namespace spgemm::cuda {
-
-inline constexpr unsigned kFullWarp = 0xffffffffu;
-
-template <class Value>
-__device__ __forceinline__ Value shuffle(unsigned mask, Value v, int src) {
-  return __shfl_sync(mask, v, src);
-}
-
-template <class Real>
-__device__ __forceinline__ ::cuda::std::complex<Real> shuffle(unsigned mask,
-                                                             ::cuda::std::complex<Real> v,
-                                                             int src) {
-  return {__shfl_sync(mask, v.real(), src), __shfl_sync(mask, v.imag(), src)};
-}
 
 // Warp-collective (all 32 lanes call it): of the lanes with `valid` and the
 // same slot, the lowest keeps the sum of their terms in lane order and stays
@@ -37,10 +23,10 @@ __device__ __forceinline__ void combine_in_lane_order(bool& valid, int slot, Val
   const unsigned holders = __ballot_sync(kFullWarp, valid);
   if (!valid) return;
   const unsigned peers = __match_any_sync(holders, slot);
-  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int lane = lane_id();
   if (peers == (1u << lane)) return;
   Value sum = Value(0);
-  for (unsigned rest = peers; rest != 0; rest &= rest - 1) sum += shuffle(peers, term, __ffs(rest) - 1);
+  for (unsigned rest = peers; rest != 0; rest &= rest - 1) sum += shfl(peers, term, __ffs(rest) - 1);
   term = sum;
   valid = lane == __ffs(peers) - 1;
 }

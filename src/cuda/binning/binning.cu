@@ -13,9 +13,15 @@ __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
   return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
 }
 
+__device__ __forceinline__ int bins(const BinThresholds& t) { return t.hash_bins + 1 + t.sort_bins; }
+
 // -1 for rows that are dropped.
-__device__ __forceinline__ int bin_of(int size, const BinThresholds& t) {
+__device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
+  const int size = size_of(s, row);
   if (size == 0) return -1;
+  const int terms = s.terms[row];
+  for (int b = 0; b < t.sort_bins; ++b)
+    if (terms <= t.sort_terms[b]) return t.hash_bins + 1 + b;
   for (int b = 0; b < t.hash_bins; ++b)
     if (size <= t.max_size[b]) return b;
   return t.hash_bins;
@@ -28,11 +34,11 @@ __global__ void count_kernel(RowSizes sizes, int rows, BinThresholds thresholds,
   __syncthreads();
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < rows) {
-    const int bin = bin_of(size_of(sizes, row), thresholds);
+    const int bin = bin_of(sizes, row, thresholds);
     if (bin >= 0) atomicAdd(&local[bin], 1);
   }
   __syncthreads();
-  for (int b = threadIdx.x; b <= thresholds.hash_bins; b += blockDim.x)
+  for (int b = threadIdx.x; b < bins(thresholds); b += blockDim.x)
     if (local[b] > 0) atomicAdd(&counts->count[b], local[b]);
 }
 
@@ -46,11 +52,11 @@ __global__ void scatter_kernel(RowSizes sizes, int rows, BinThresholds threshold
   int bin = -1;
   int rank = 0;
   if (row < rows) {
-    bin = bin_of(size_of(sizes, row), thresholds);
+    bin = bin_of(sizes, row, thresholds);
     if (bin >= 0) rank = atomicAdd(&local[bin], 1);
   }
   __syncthreads();
-  for (int b = threadIdx.x; b <= thresholds.hash_bins; b += blockDim.x)
+  for (int b = threadIdx.x; b < bins(thresholds); b += blockDim.x)
     if (local[b] > 0) base[b] = bin_begin(counts, b) + atomicAdd(&counts->cursor[b], local[b]);
   __syncthreads();
   if (bin >= 0) binned_rows[base[bin] + rank] = row;

@@ -16,14 +16,21 @@
 
 namespace spgemm::cuda {
 
-// Where a row's size comes from: an array, or C's row offsets (numeric phase).
+// Where a row's size comes from: an array (the terms, symbolic phase), or
+// C's row offsets (numeric phase); and its terms, which pick the sort bins.
 struct RowSizes {
   const int* sizes = nullptr;          // sizes[row], or
   const int32_t* offsets32 = nullptr;  // offsets[row + 1] - offsets[row], or
   const int64_t* offsets64 = nullptr;  // the same with 64-bit offsets
+  const int* terms = nullptr;          // terms[row]
 };
-inline RowSizes sizes_from_offsets(const int32_t* offsets) { return {nullptr, offsets, nullptr}; }
-inline RowSizes sizes_from_offsets(const int64_t* offsets) { return {nullptr, nullptr, offsets}; }
+inline RowSizes sizes_from_terms(const int* terms) { return {terms, nullptr, nullptr, terms}; }
+inline RowSizes sizes_from_offsets(const int32_t* offsets, const int* terms) {
+  return {nullptr, offsets, nullptr, terms};
+}
+inline RowSizes sizes_from_offsets(const int64_t* offsets, const int* terms) {
+  return {nullptr, nullptr, offsets, terms};
+}
 
 // counts must be zeroed before.
 void bin_rows(RowSizes sizes, int rows, const BinThresholds& thresholds, BinCounts* counts,

@@ -1,9 +1,11 @@
 // Kernel configurations: THE place where bins and their thresholds live.
 //
 // A row of C is put in a bin by its size: in the symbolic phase the number of
-// products (an upper bound of its nnz), in the numeric phase its exact nnz.
-// Rows that fit a shared-memory hash table go to the first bin whose
-// max_size holds them; longer rows go to the dense-window bin (last).
+// terms (products, plus D's entries: an upper bound of its nnz), in the
+// numeric phase its exact nnz. Rows of at most kSortBinTerms terms go to a
+// sort bin in both phases (their terms fit a warp's registers); other rows
+// that fit a shared-memory hash table go to the first hash bin whose
+// max_size holds them; longer rows go to the dense-window bin.
 // Everything that depends on the device (which bins fit its shared memory,
 // how many blocks are resident, the dense window width) is derived at run
 // time from the queried DeviceLimits, never compiled in.
@@ -64,7 +66,6 @@ constexpr bool tables_fit_groups() {
   return true;
 }
 static_assert(tables_fit_groups(), "every table must be a multiple of its group size");
-inline constexpr int kMaxBins = kHashBinCount + 1;
 
 // The largest block a kernel for rows of this group is launched with (its
 // __launch_bounds__, so that the compiler keeps it within the register file).
@@ -74,6 +75,22 @@ constexpr int max_block_threads(Group group) {
     if (b.group == group && b.block_threads > most) most = b.block_threads;
   return most;
 }
+
+// Rows of few terms are not hashed: a warp holds all the terms of a row in
+// registers, 32 * K of them (K = 1, 2), sorts them by column with a bitonic
+// network of shuffles (sorting/warp_bitonic.cuh) and sums the runs of equal
+// columns (accumulators/sorted_runs.cuh). No table to clear, no shared
+// memory, no atomics and no turns: the order of the adds follows from the
+// structure, in either numeric mode. A row of G3_circuit (24 terms on
+// average) took ~581 warp instructions through a hash table in the numeric
+// phase (ncu, H100); the sort takes 15 compare-exchange steps for 32 terms
+// and 21 for 64. Beyond 64 terms the network's K registers per step grow
+// faster than a table's work.
+inline constexpr int kSortBinTerms[] = {32, 64};
+inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
+inline constexpr int kSortBlockThreads = 256;  // a row per warp
+
+inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
 // Steps of its terms a warp stashes in registers (slots found, values
 // multiplied) before it waits for its turn to add them in the deterministic
@@ -130,9 +147,12 @@ inline constexpr long long kSmallMaxProducts = 1 << 20;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 
 // Sizes at which rows change bins, passed to the binning kernels by value.
+// Bins are numbered hash bins first, then the dense bin, then the sort bins.
 struct BinThresholds {
   int hash_bins = 0;              // bins [0, hash_bins) are hash bins
-  int max_size[kHashBinCount]{};  // the last bin (index hash_bins) is dense
+  int max_size[kHashBinCount]{};  // bin hash_bins is dense
+  int sort_bins = 0;              // bins hash_bins + 1 + s: at most sort_terms[s] terms
+  int sort_terms[kSortBinCount]{};
 };
 
 // Per-bin row counts and scatter cursors, kept in device memory.
@@ -152,8 +172,12 @@ struct HashBinLaunch {
 // reserved_bytes of static shared memory beside the tables.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
+  std::vector<int> sort_terms;  // of every sort bin
   BinThresholds thresholds;
   int dense_bin() const { return static_cast<int>(hash.size()); }
+  int bins() const { return dense_bin() + 1 + static_cast<int>(sort_terms.size()); }
+  // K, the terms per lane, of sort bin `bin` (> dense_bin()).
+  int sort_registers(int bin) const { return sort_terms[bin - dense_bin() - 1] / 32; }
 };
 
 BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes,

@@ -21,6 +21,11 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t
     layout.hash.push_back({spec, smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
+  for (const int terms : kSortBinTerms) {
+    layout.thresholds.sort_terms[layout.sort_terms.size()] = terms;
+    layout.sort_terms.push_back(terms);
+  }
+  layout.thresholds.sort_bins = static_cast<int>(layout.sort_terms.size());
   return layout;
 }
 

@@ -24,6 +24,14 @@ void with_flag(bool flag, F&& f) {
   else f(std::false_type{});
 }
 
+// Calls f(std::integral_constant<int, K>{}) for the registers per lane K of
+// a sort bin (configs/bins.hpp).
+template <class F>
+void with_sort_registers(int k, F&& f) {
+  if (k == 1) f(std::integral_constant<int, 1>{});
+  else f(std::integral_constant<int, 2>{});
+}
+
 // Which kernels run on which rows of C: the bins of binned_rows (bin counts
 // on the device, and on the host too where host_counts is set: then empty
 // bins are skipped and grids are exact; otherwise every bin is launched with
@@ -40,14 +48,14 @@ struct Schedule {
 };
 
 // Calls f(bin, RowSet, rows in the set) for every launch of the schedule; bin
-// layout.dense_bin() is the dense-window bin.
+// layout.dense_bin() is the dense-window bin, those after it the sort bins.
 template <class F>
 void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s, F&& f) {
   if (s.single_bin >= 0) {
     f(s.single_bin, RowSet::all(rows, s.live_rows), rows);
     return;
   }
-  for (int bin = 0; bin <= layout.dense_bin(); ++bin) {
+  for (int bin = 0; bin < layout.bins(); ++bin) {
     const int n = s.host_counts ? s.host_counts->count[bin] : rows;
     if (n > 0) f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows), n);
   }

@@ -1,14 +1,17 @@
 // Numeric phase: the sorted columns and the values of every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/accumulators/sorted_runs.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/kernels/known_columns.cuh"
+#include "cuda/kernels/lane_terms.cuh"
 #include "cuda/kernels/ordered_loop.cuh"
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/block_compact.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
+#include "cuda/sorting/warp_bitonic.cuh"
 #include "cuda/sorting/warp_compact.cuh"
 
 #include "core/values.hpp"
@@ -192,6 +195,45 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
+// A warp per row of at most 32 * K terms (configs/bins.hpp's sort bins): the
+// terms in registers, sorted by column, runs of equal columns summed, C's row
+// written in order. Deterministic in either mode, and the same kernel in the
+// first numeric phase and the later ones.
+template <int K, bool Addend, class Value, class Offset, class Col>
+__global__ void __launch_bounds__(kSortBlockThreads)
+    sort_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set) {
+  const int warps = blockDim.x / 32;
+  const RowSet::View rows = row_set.view();
+  for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
+    const int row = rows[i];
+    int cols[K];
+    Value terms[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      cols[k] = kNoColumn;
+      terms[k] = Value(0);
+    }
+    for_lane_terms<K, Addend>(
+        args.A, args.B, args.D, row,
+        [&](int k, int col, Offset a, Offset b) {
+          cols[k] = col;
+          terms[k] = args.product(a, b);
+        },
+        [&](int k, int col, Offset d) {
+          cols[k] = col;
+          terms[k] = args.addend(d);
+        });
+    warp_bitonic_sort(cols, terms);
+    const Offset out = args.c_begin(row);
+    const int len = static_cast<int>(args.c_end(row) - out);
+    reduce_sorted_runs(cols, terms, [&](int position, int col, Value sum) {
+      if (position >= len) return;  // (C's offsets disagree with the terms)
+      args.c_cols[out + position] = static_cast<Col>(col + args.c_base);
+      args.c_values[out + position] = sum;
+    });
+  }
+}
+
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
@@ -221,6 +263,16 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
       kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
       SPGEMM_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    if (bin > layout.dense_bin()) {
+      with_sort_registers(layout.sort_registers(bin), [&](auto k) {
+        auto kernel = sort_numeric_kernel<k, Addend, Value, Offset, Col>;
+        const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
+                                  resident_blocks(kernel, kSortBlockThreads, 0, limits));
+        kernel<<<grid, kSortBlockThreads, 0, stream>>>(args, set);
+        SPGEMM_CUDA_CHECK_LAUNCH();
+      });
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];

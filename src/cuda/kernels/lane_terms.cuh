@@ -1,0 +1,68 @@
+// The terms of one row of C spread over a warp's registers, for the sort
+// bins (configs/bins.hpp): term p, numbering the products entry by entry of
+// A's row and then (Addend) D's entries, goes to register p / 32 of lane
+// p % 32. A scan of the lengths of the rows of B that A's entries (32 at a
+// time) refer to numbers their products, and each lane finds the entry of
+// its term by a binary search over the scan through shuffles. Rows with
+// more than 32 * K terms are never binned here; terms beyond are not visited.
+#pragma once
+
+#include "cuda/pattern.cuh"
+#include "cuda/warp_shuffle.cuh"
+
+namespace spgemm::cuda {
+
+// Warp-collective: product(k, col, a, b) for lane's products a_ik * b_kj
+// (positions a, b) and addend(k, col, d) for its entries d of D, k being the
+// register the term goes to.
+template <int K, bool Addend, class Offset, class Col, class Product, class AddendTerm>
+__device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
+                                               const Pattern<Offset, Col>& B,
+                                               const Pattern<Offset, Col>& D, int row,
+                                               Product&& product, AddendTerm&& addend) {
+  const int lane = lane_id();
+  const Offset a_end = A.end(row);
+  int numbered = 0;  // terms of the chunks before
+  for (Offset chunk = A.begin(row); chunk < a_end && numbered < 32 * K; chunk += 32) {
+    Offset b_begin = 0;
+    int length = 0;
+    if (chunk + lane < a_end) {
+      const int k = A.col(chunk + lane);
+      b_begin = B.begin(k);
+      length = static_cast<int>(B.end(k) - b_begin);
+    }
+    int start = length;  // inclusive, then exclusive scan over the chunk
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int up = __shfl_up_sync(kFullWarp, start, d);
+      if (lane >= d) start += up;
+    }
+    const int chunk_terms = __shfl_sync(kFullWarp, start, 31);
+    start -= length;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int p = k * 32 + lane - numbered;
+      // the last entry whose products start at or before p (entries without
+      // products share their start with the next one)
+      int entry = 0;
+#pragma unroll
+      for (int step = 16; step > 0; step /= 2)
+        if (__shfl_sync(kFullWarp, start, entry + step) <= p) entry += step;
+      const Offset b =
+          shfl(kFullWarp, b_begin, entry) + static_cast<Offset>(p - __shfl_sync(kFullWarp, start, entry));
+      if (p >= 0 && p < chunk_terms) product(k, B.col(b), chunk + entry, b);
+    }
+    numbered += chunk_terms;
+  }
+  if constexpr (Addend) {
+    const Offset d_begin = D.begin(row);
+    const int d_terms = static_cast<int>(D.end(row) - d_begin);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int p = k * 32 + lane - numbered;
+      if (p >= 0 && p < d_terms) addend(k, D.col(d_begin + p), d_begin + p);
+    }
+  }
+}
+
+}  // namespace spgemm::cuda

@@ -84,7 +84,7 @@ std::pair<HostCsr<double>, HostCsr<double>> few_terms_case(uint64_t seed) {
   HostCsr<double> B;
   B.rows = b_rows;
   B.cols = 200;
-  B.row_offsets.push_back(0);
+  B.row_offsets.assign(1, 0);
   for (int64_t k = 0; k < b_rows; ++k) {
     const int64_t length = k < b_rows / 2 ? 0 : 1 + k % 3;  // the first half empty
     for (int64_t j = 0; j < length; ++j) {
@@ -96,7 +96,7 @@ std::pair<HostCsr<double>, HostCsr<double>> few_terms_case(uint64_t seed) {
   HostCsr<double> A;
   A.rows = rows;
   A.cols = b_rows;
-  A.row_offsets.push_back(0);
+  A.row_offsets.assign(1, 0);
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<int32_t> cols(static_cast<size_t>((r % 5) * 10), 0);
     for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_rows / 2));

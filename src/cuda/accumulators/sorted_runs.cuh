@@ -38,8 +38,8 @@ __device__ __forceinline__ int count_sorted_columns(const int (&keys)[K]) {
   int count = 0;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const bool first = keys[k] != kNoColumn && keys[k] != previous_key(keys, k);
-    count += __popc(__ballot_sync(kFullWarp, first));
+    const int previous = previous_key(keys, k);  // (every lane shuffles)
+    count += __popc(__ballot_sync(kFullWarp, keys[k] != kNoColumn && keys[k] != previous));
   }
   return count;
 }
@@ -73,8 +73,8 @@ __device__ __forceinline__ void reduce_sorted_runs(const int (&keys)[K], const V
     }
     if (!started) sum = carry + sum;  // the run began in an earlier register
     const unsigned firsts = __ballot_sync(kFullWarp, first);
-    if (key != kNoColumn && key != next_key(keys, k))
-      emit(columns_before + __popc(firsts & up_to_lane) - 1, key, sum);
+    const int next = next_key(keys, k);  // (every lane shuffles)
+    if (key != kNoColumn && key != next) emit(columns_before + __popc(firsts & up_to_lane) - 1, key, sum);
     columns_before += __popc(firsts);
     carry = shfl(kFullWarp, sum, 31);
   }

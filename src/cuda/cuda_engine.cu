@@ -75,9 +75,9 @@ class CudaEngine final : public Engine {
  public:
   explicit CudaEngine(Context& ctx)
       : ctx_(ctx),
-        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int))),
+        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int), 0, false)),
         numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value),
-                                        ordered_scratch_bytes<Offset>())) {}
+                                        ordered_scratch_bytes<Offset>(), true)) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);

@@ -32,18 +32,6 @@ __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
   return lane_id() == 31 ? first_after : down;
 }
 
-// Warp-collective: the number of distinct columns among sorted keys.
-template <int K>
-__device__ __forceinline__ int count_sorted_columns(const int (&keys)[K]) {
-  int count = 0;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int previous = previous_key(keys, k);  // (every lane shuffles)
-    count += __popc(__ballot_sync(kFullWarp, keys[k] != kNoColumn && keys[k] != previous));
-  }
-  return count;
-}
-
 // Warp-collective: calls emit(position, column, sum) once per distinct
 // column of the sorted keys, position being its rank among them (so C's row
 // comes out in column order), sum the sum of its terms.

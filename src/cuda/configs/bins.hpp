@@ -2,10 +2,10 @@
 //
 // A row of C is put in a bin by its size: in the symbolic phase the number of
 // terms (products, plus D's entries: an upper bound of its nnz), in the
-// numeric phase its exact nnz. Rows of at most kSortBinTerms terms go to a
-// sort bin in both phases (their terms fit a warp's registers); other rows
-// that fit a shared-memory hash table go to the first hash bin whose
-// max_size holds them; longer rows go to the dense-window bin.
+// numeric phase its exact nnz. In the numeric phase, rows of at most
+// kSortBinTerms terms go to a sort bin (their terms fit a warp's registers).
+// Other rows that fit a shared-memory hash table go to the first hash bin
+// whose max_size holds them; longer rows go to the dense-window bin.
 // Everything that depends on the device (which bins fit its shared memory,
 // how many blocks are resident, the dense window width) is derived at run
 // time from the queried DeviceLimits, never compiled in.
@@ -76,16 +76,20 @@ constexpr int max_block_threads(Group group) {
   return most;
 }
 
-// Rows of few terms are not hashed: a warp holds all the terms of a row in
-// registers, 32 * K of them (K = 1, 2), sorts them by column with a bitonic
-// network of shuffles (sorting/warp_bitonic.cuh) and sums the runs of equal
-// columns (accumulators/sorted_runs.cuh). No table to clear, no shared
-// memory, no atomics and no turns: the order of the adds follows from the
-// structure, in either numeric mode. A row of G3_circuit (24 terms on
-// average) took ~581 warp instructions through a hash table in the numeric
-// phase (ncu, H100); the sort takes 15 compare-exchange steps for 32 terms
-// and 21 for 64. Beyond 64 terms the network's K registers per step grow
-// faster than a table's work.
+// Rows of few terms are not hashed in the numeric phase: a warp holds all the
+// terms of a row in registers, 32 * K of them (K = 1, 2), sorts them by
+// column with a bitonic network of shuffles (sorting/warp_bitonic.cuh) and
+// sums the runs of equal columns (accumulators/sorted_runs.cuh). No table to
+// clear, no shared memory, no atomics and no turns: the order of the adds
+// follows from the structure, in either numeric mode. A row of G3_circuit
+// (24 terms on average) took ~581 warp instructions through a hash table
+// with ordered adds; the sort takes 15 compare-exchange steps for 32 terms
+// and 21 for 64 (numeric, H100 fp64: G3_circuit 1.65 -> 1.11 ms,
+// poisson2d:700 0.57 -> 0.34, uniform:500000:8 2.00 -> 0.73). The symbolic
+// phase keeps its hash sets for these rows: they only count, with no values
+// or order to keep, and beat the network there (G3_circuit symbolic 0.50 ms
+// with sets, 0.84 with the sort). Beyond 64 terms the network's K registers
+// per step grow faster than a table's work.
 inline constexpr int kSortBinTerms[] = {32, 64};
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
@@ -169,7 +173,8 @@ struct HashBinLaunch {
 
 // The bins usable on this device for slots of entry_bytes each (4 in the
 // symbolic phase: keys; 4 + sizeof(Value) in the numeric phase), with
-// reserved_bytes of static shared memory beside the tables.
+// reserved_bytes of static shared memory beside the tables, and the sort
+// bins if asked for (the numeric phase).
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   std::vector<int> sort_terms;  // of every sort bin
@@ -180,8 +185,8 @@ struct BinLayout {
   int sort_registers(int bin) const { return sort_terms[bin - dense_bin() - 1] / 32; }
 };
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes,
-                          size_t reserved_bytes = 0);
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes,
+                          bool sort_bins);
 
 // Threads per product row of B ("lanes"): matched to B's average row length
 // so that short B rows do not leave most of a warp idle.

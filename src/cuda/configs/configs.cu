@@ -8,7 +8,8 @@
 
 namespace spgemm::cuda {
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes) {
+BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes,
+                          bool sort_bins) {
   BinLayout layout;
   for (const HashBinSpec& spec : kHashBins) {
     const int rows_per_block =
@@ -22,6 +23,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   for (const int terms : kSortBinTerms) {
+    if (!sort_bins) break;
     layout.thresholds.sort_terms[layout.sort_terms.size()] = terms;
     layout.sort_terms.push_back(terms);
   }

@@ -1,13 +1,10 @@
 // Symbolic phase: the number of distinct columns in every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
-#include "cuda/accumulators/sorted_runs.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
-#include "cuda/kernels/lane_terms.cuh"
-#include "cuda/sorting/warp_bitonic.cuh"
 
 #include <cub/block/block_reduce.cuh>
 
@@ -102,29 +99,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-// A warp per row of at most 32 * K terms: the columns in registers, sorted,
-// and counted (configs/bins.hpp's sort bins).
-template <int K, bool Addend, class Offset, class Col>
-__global__ void __launch_bounds__(kSortBlockThreads)
-    sort_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                         RowSet row_set, Offset* __restrict__ row_nnz) {
-  const int warps = blockDim.x / 32;
-  const RowSet::View rows = row_set.view();
-  for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
-    const int row = rows[i];
-    int cols[K];
-    NoPayload none[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) cols[k] = kNoColumn;
-    for_lane_terms<K, Addend>(
-        A, B, D, row, [&](int k, int col, Offset, Offset) { cols[k] = col; },
-        [&](int k, int col, Offset) { cols[k] = col; });
-    warp_bitonic_sort(cols, none);
-    const int count = count_sorted_columns(cols);
-    if (lane_id() == 0) row_nnz[row] = static_cast<Offset>(count);
-  }
-}
-
 template <Group G, bool Addend, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
@@ -156,16 +130,6 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, static_cast<int>(smem / 4),
                                                          lanes, row_nnz);
       SPGEMM_CUDA_CHECK_LAUNCH();
-      return;
-    }
-    if (bin > layout.dense_bin()) {
-      with_sort_registers(layout.sort_registers(bin), [&](auto k) {
-        auto kernel = sort_symbolic_kernel<k, Addend, Offset, Col>;
-        const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
-                                  resident_blocks(kernel, kSortBlockThreads, 0, limits));
-        kernel<<<grid, kSortBlockThreads, 0, stream>>>(A, B, D, set, row_nnz);
-        SPGEMM_CUDA_CHECK_LAUNCH();
-      });
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];

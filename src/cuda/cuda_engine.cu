@@ -75,9 +75,9 @@ class CudaEngine final : public Engine {
  public:
   explicit CudaEngine(Context& ctx)
       : ctx_(ctx),
-        symbolic_layout_(make_bin_layout(ctx.limits(), sizeof(int), 0, false)),
-        numeric_layout_(make_bin_layout(ctx.limits(), sizeof(int) + sizeof(Value),
-                                        ordered_scratch_bytes<Offset>(), true)) {}
+        symbolic_layout_(make_bin_layout(ctx.limits(), Phase::symbolic, sizeof(int), 0)),
+        numeric_layout_(make_bin_layout(ctx.limits(), Phase::numeric, sizeof(int) + sizeof(Value),
+                                        ordered_scratch_bytes<Offset>())) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);
@@ -159,8 +159,8 @@ class CudaEngine final : public Engine {
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows, numeric_layout_.thresholds, &summary->numeric,
-             numeric_rows_.get(), stream);
+    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows, numeric_layout_.thresholds,
+             &summary->numeric, numeric_rows_.get(), stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, numeric_rows_.get(), &numeric_counts_, -1};

@@ -26,7 +26,8 @@ __device__ __forceinline__ void combine_in_lane_order(bool& valid, int slot, Val
   const int lane = lane_id();
   if (peers == (1u << lane)) return;
   Value sum = Value(0);
-  for (unsigned rest = peers; rest != 0; rest &= rest - 1) sum += shfl(peers, term, __ffs(rest) - 1);
+  for (unsigned rest = peers; rest != 0; rest &= rest - 1)
+    sum += shfl(peers, term, __ffs(rest) - 1);
   term = sum;
   valid = lane == __ffs(peers) - 1;
 }

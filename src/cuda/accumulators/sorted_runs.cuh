@@ -62,7 +62,8 @@ __device__ __forceinline__ void reduce_sorted_runs(const int (&keys)[K], const V
     if (!started) sum = carry + sum;  // the run began in an earlier register
     const unsigned firsts = __ballot_sync(kFullWarp, first);
     const int next = next_key(keys, k);  // (every lane shuffles)
-    if (key != kNoColumn && key != next) emit(columns_before + __popc(firsts & up_to_lane) - 1, key, sum);
+    if (key != kNoColumn && key != next)
+      emit(columns_before + __popc(firsts & up_to_lane) - 1, key, sum);
     columns_before += __popc(firsts);
     carry = shfl(kFullWarp, sum, 31);
   }

@@ -13,7 +13,9 @@ __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
   return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
 }
 
-__device__ __forceinline__ int bins(const BinThresholds& t) { return t.hash_bins + 1 + t.sort_bins; }
+__device__ __forceinline__ int bins(const BinThresholds& t) {
+  return t.hash_bins + 1 + t.sort_bins;
+}
 
 // -1 for rows that are dropped.
 __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
@@ -23,7 +25,7 @@ __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThres
   for (int b = 0; b < t.sort_bins; ++b)
     if (terms <= t.sort_terms[b]) return t.hash_bins + 1 + b;
   for (int b = 0; b < t.hash_bins; ++b)
-    if (size <= t.max_size[b]) return b;
+    if (size <= t.max_size[b]) return b < t.block_bin && terms >= t.block_terms ? t.block_bin : b;
   return t.hash_bins;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/context.hpp"
 
+#include <climits>
 #include <cstddef>
 #include <vector>
 
@@ -96,6 +97,14 @@ inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
 inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
+// In the numeric phase a row's table is sized by its nnz, but its work is
+// its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
+// terms on average, 1651 rows) would have one warp step through all its
+// terms, and with few such rows the device holds a dozen warps per SM.
+// Rows of at least kBlockRowTerms terms whose nnz picks a warp bin go to the
+// first block bin instead: the same work spread over a block.
+inline constexpr int kBlockRowTerms = 1024;
+
 // Steps of its terms a warp stashes in registers (slots found, values
 // multiplied) before it waits for its turn to add them in the deterministic
 // numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
@@ -157,6 +166,8 @@ struct BinThresholds {
   int max_size[kHashBinCount]{};  // bin hash_bins is dense
   int sort_bins = 0;              // bins hash_bins + 1 + s: at most sort_terms[s] terms
   int sort_terms[kSortBinCount]{};
+  int block_bin = -1;        // rows of a warp bin (below it) with at least
+  int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
 };
 
 // Per-bin row counts and scatter cursors, kept in device memory.
@@ -173,8 +184,8 @@ struct HashBinLaunch {
 
 // The bins usable on this device for slots of entry_bytes each (4 in the
 // symbolic phase: keys; 4 + sizeof(Value) in the numeric phase), with
-// reserved_bytes of static shared memory beside the tables, and the sort
-// bins if asked for (the numeric phase).
+// reserved_bytes of static shared memory beside the tables; in the numeric
+// phase with the sort bins and the move of rows of many terms to a block.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   std::vector<int> sort_terms;  // of every sort bin
@@ -185,8 +196,9 @@ struct BinLayout {
   int sort_registers(int bin) const { return sort_terms[bin - dense_bin() - 1] / 32; }
 };
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes,
-                          bool sort_bins);
+enum class Phase { symbolic, numeric };
+BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
+                          size_t reserved_bytes);
 
 // Threads per product row of B ("lanes"): matched to B's average row length
 // so that short B rows do not leave most of a warp idle.

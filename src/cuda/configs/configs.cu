@@ -8,8 +8,8 @@
 
 namespace spgemm::cuda {
 
-BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t reserved_bytes,
-                          bool sort_bins) {
+BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
+                          size_t reserved_bytes) {
   BinLayout layout;
   for (const HashBinSpec& spec : kHashBins) {
     const int rows_per_block =
@@ -18,12 +18,16 @@ BinLayout make_bin_layout(const DeviceLimits& limits, size_t entry_bytes, size_t
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
     if (smem + reserved_bytes > limits.max_smem_per_block) break;  // larger bins do not fit either
+    if (phase == Phase::numeric && spec.group == Group::block && layout.thresholds.block_bin < 0) {
+      layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
+      layout.thresholds.block_terms = kBlockRowTerms;
+    }
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
     layout.hash.push_back({spec, smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   for (const int terms : kSortBinTerms) {
-    if (!sort_bins) break;
+    if (phase != Phase::numeric) break;
     layout.thresholds.sort_terms[layout.sort_terms.size()] = terms;
     layout.sort_terms.push_back(terms);
   }

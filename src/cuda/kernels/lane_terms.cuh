@@ -48,8 +48,8 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 #pragma unroll
       for (int step = 16; step > 0; step /= 2)
         if (__shfl_sync(kFullWarp, start, entry + step) <= p) entry += step;
-      const Offset b =
-          shfl(kFullWarp, b_begin, entry) + static_cast<Offset>(p - __shfl_sync(kFullWarp, start, entry));
+      const int before = p - __shfl_sync(kFullWarp, start, entry);  // the entry's terms before p
+      const Offset b = shfl(kFullWarp, b_begin, entry) + static_cast<Offset>(before);
       if (p >= 0 && p < chunk_terms) product(k, B.col(b), chunk + entry, b);
     }
     numbered += chunk_terms;

@@ -37,7 +37,7 @@ __device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K], Payload (&payl
             payloads[lo] = payloads[hi];
             payloads[hi] = payload;
           }
-        } else {  // the partner lane's element k: the lower of the two keeps the smaller if ascending
+        } else {  // lane ^ stride's element k: the lower lane keeps the smaller if ascending
           const int other = __shfl_xor_sync(kFullWarp, keys[k], stride);
           const Payload other_payload = shfl_xor(kFullWarp, payloads[k], stride);
           const bool lower = (lane & stride) == 0;

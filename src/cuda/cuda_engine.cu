@@ -159,8 +159,9 @@ class CudaEngine final : public Engine {
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows, numeric_layout_.thresholds,
-             &summary->numeric, numeric_rows_.get(), stream);
+    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows,
+             numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
+             numeric_rows_.get(), stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, numeric_rows_.get(), &numeric_counts_, -1};
@@ -219,12 +220,14 @@ class CudaEngine final : public Engine {
     return ctx_.read_back(summary);
   }
 
-  // nnz(C) of a small product; its numeric phase runs in the bin of its
-  // longest row (there is one: nnz <= products, and the symbolic bin was
-  // only chosen where the numeric layout has one).
+  // nnz(C) of a small product; its numeric phase runs in the sort bin that
+  // holds its row of most terms, or else in the hash bin of its longest row
+  // (there is one: nnz <= terms, and the symbolic bin was only chosen where
+  // the numeric layout has one).
   int64_t small_nnz(const Summary& host, int rows) {
+    const int sort = numeric_layout_.sort_bin_for(host.products.max);
     numeric_schedule_ = {nullptr, nullptr, nullptr,
-                         small_bin(numeric_layout_, rows, host.longest_row)};
+                         sort >= 0 ? sort : small_bin(numeric_layout_, rows, host.longest_row)};
     return host.nnz;
   }
 

@@ -42,7 +42,7 @@ struct Spec {
 };
 
 // Rows of C in every bin: a small product (poisson2d:40, all rows through
-// one warp kernel), rows of at most 32 and 64 terms (poisson2d:300 and
+// one kernel per phase), rows of at most 32 and 64 terms (poisson2d:300 and
 // uniform:70000:8, sort bins), short rows (warp tables), 300-5000 entries
 // (block tables), unsorted rows with repeated columns; then (long, double
 // only: the oracle takes seconds) more than 8192 entries (dense windows),

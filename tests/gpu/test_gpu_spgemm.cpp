@@ -147,9 +147,10 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 // From the second numeric phase on, rows keep the column indices the first
 // wrote and only get values (src/cuda/kernels/known_columns.cuh), unless
 // they were changed: then the row is computed in full. Rows in warp tables
-// (uniform), block tables (banded) and dense windows (4 x 1 times a 1 x
-// 40000 row with 20000 entries: C's rows are longer than any table), and a
-// small product (poisson2d:30: one warp kernel for all rows, no bins).
+// (uniform:3000:12, a small product: one warp kernel for all rows, no bins),
+// block tables (banded) and dense windows (4 x 1 times a 1 x 40000 row with
+// 20000 entries: C's rows are longer than any table); and rows of at most 64
+// terms (poisson2d:30, small too), which every numeric phase sorts afresh.
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
   Handle handle;

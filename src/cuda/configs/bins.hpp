@@ -102,8 +102,14 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 // terms on average, 1651 rows) would have one warp step through all its
 // terms, and with few such rows the device holds a dozen warps per SM.
 // Rows of at least kBlockRowTerms terms whose nnz picks a warp bin go to the
-// first block bin instead: the same work spread over a block.
+// first block bin instead: the same work spread over a block (H100 fp64
+// numeric: ex6 0.23 -> 0.14 ms, bcsstk13 0.45 -> 0.30, bcsstk33 1.11 ->
+// 0.91, astro-ph 1.26 -> 1.11). Only for C with at most kBlockRowsPerSM rows
+// per SM: with more, warps of their own already fill the device and the
+// block's turns cost more than they spread (banded:500000:16, 500000 rows of
+// 1089 terms: 6.95 -> 11.0 ms).
 inline constexpr int kBlockRowTerms = 1024;
+inline constexpr int kBlockRowsPerSM = 256;
 
 // Steps of its terms a warp stashes in registers (slots found, values
 // multiplied) before it waits for its turn to add them in the deterministic
@@ -143,7 +149,8 @@ inline constexpr int kDenseBlockThreads = 1024;
 // ../shared/matrices spends 100-500 us on products of a few microseconds of
 // work). If the total of products is at most kSmallMaxProducts and the
 // longest row fits a hash table, the rows are not binned: each phase runs one
-// kernel over all rows in order (the bin of the longest row), and C's row
+// kernel over all rows in order (the bin of the longest row; in the numeric
+// phase the sort bin of the row of most terms if one holds it), and C's row
 // offsets come from the symbolic kernel's last block
 // (binning/row_offsets.cuh). That drops the two binning passes of each
 // phase, the launches of empty bins and CUB's scan. Every row then clears and
@@ -194,7 +201,17 @@ struct BinLayout {
   int bins() const { return dense_bin() + 1 + static_cast<int>(sort_terms.size()); }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
   int sort_registers(int bin) const { return sort_terms[bin - dense_bin() - 1] / 32; }
+  // The first sort bin for rows of `terms` terms; -1 if none takes them.
+  int sort_bin_for(int terms) const {
+    for (size_t s = 0; s < sort_terms.size(); ++s)
+      if (terms <= sort_terms[s]) return dense_bin() + 1 + static_cast<int>(s);
+    return -1;
+  }
 };
+
+// The thresholds of the numeric binning of a C with `rows` rows: without the
+// move to a block bin for C of many rows (kBlockRowsPerSM).
+BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
 
 enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,

@@ -37,7 +37,7 @@ void with_sort_registers(int k, F&& f) {
 // bins are skipped and grids are exact; otherwise every bin is launched with
 // a grid sized for all rows and its kernels read their count themselves), or,
 // for small products (single_bin >= 0), all rows in order through that one
-// hash bin's kernel, without any row lists; with live_rows, only if the
+// bin's kernel, without any row lists; with live_rows, only if the
 // device's gate there lets them (RowSet::all).
 struct Schedule {
   const BinCounts* counts = nullptr;

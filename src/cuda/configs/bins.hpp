@@ -78,19 +78,20 @@ constexpr int max_block_threads(Group group) {
 }
 
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the
-// terms of a row in registers, 32 * K of them (K = 1, 2), sorts them by
-// column with a bitonic network of shuffles (sorting/warp_bitonic.cuh) and
-// sums the runs of equal columns (accumulators/sorted_runs.cuh). No table to
-// clear, no shared memory, no atomics and no turns: the order of the adds
-// follows from the structure, in either numeric mode. A row of G3_circuit
-// (24 terms on average) took ~581 warp instructions through a hash table
-// with ordered adds; the sort takes 15 compare-exchange steps for 32 terms
-// and 21 for 64 (numeric, H100 fp64: G3_circuit 1.65 -> 1.11 ms,
-// poisson2d:700 0.57 -> 0.34, uniform:500000:8 2.00 -> 0.73). The symbolic
-// phase keeps its hash sets for these rows: they only count, with no values
-// or order to keep, and beat the network there (G3_circuit symbolic 0.50 ms
-// with sets, 0.84 with the sort). Beyond 64 terms the network's K registers
-// per step grow faster than a table's work.
+// terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's
+// terms in lane order and places the sums by ranking the columns, which a
+// bitonic network of shuffles sorts (accumulators/register_row.cuh,
+// sorting/warp_bitonic.cuh); later numeric phases find the columns in C
+// instead of sorting. No table to clear, no atomics and no turns: the order
+// of the adds follows from the structure, in either numeric mode. A row of
+// G3_circuit (24 terms on average) took ~581 warp instructions through a
+// hash table with ordered adds; the network takes 15 compare-exchange steps
+// for 32 terms and 21 for 64 (numeric, H100 fp64, sorting the values along:
+// G3_circuit 1.65 -> 1.11 ms, poisson2d:700 0.57 -> 0.34, uniform:500000:8
+// 2.00 -> 0.73). The symbolic phase keeps its hash sets for these rows: they
+// only count, with no values or order to keep, and beat the network there
+// (G3_circuit symbolic 0.50 ms with sets, 0.84 with the sort). Beyond 64
+// terms the network's K registers per step grow faster than a table's work.
 inline constexpr int kSortBinTerms[] = {32, 64};
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 inline constexpr int kSortBlockThreads = 256;  // a row per warp

@@ -1,7 +1,7 @@
 // Numeric phase: the sorted columns and the values of every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
-#include "cuda/accumulators/sorted_runs.cuh"
+#include "cuda/accumulators/register_row.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
@@ -11,7 +11,6 @@
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/block_compact.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
-#include "cuda/sorting/warp_bitonic.cuh"
 #include "cuda/sorting/warp_compact.cuh"
 
 #include "core/values.hpp"
@@ -195,13 +194,44 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
+// C's columns of a row (len entries from `out`) as elements of a register
+// row (kNoColumn past the end); false (warp-uniform) unless they are in
+// range and strictly ascending.
+template <int K, class Value, class Offset, class Col>
+__device__ __forceinline__ bool load_known_columns(const NumericArgs<Value, Offset, Col>& args,
+                                                   Offset out, int len, int (&known)[K]) {
+  bool bad = len > 32 * K;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int j = k * 32 + lane_id();
+    known[k] = kNoColumn;
+    if (j < len && !bad) {
+      const long long col = c_column(args, out, j);
+      if (col < 0 || col >= args.B.num_cols) bad = true;
+      else known[k] = static_cast<int>(col);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int next = next_key(known, k);  // (every lane shuffles)
+    if (known[k] != kNoColumn && next <= known[k]) bad = true;
+  }
+  return !__any_sync(kFullWarp, bad);
+}
+
 // A warp per row of at most 32 * K terms (configs/bins.hpp's sort bins): the
-// terms in registers, sorted by column, runs of equal columns summed, C's row
-// written in order. Deterministic in either mode, and the same kernel in the
-// first numeric phase and the later ones.
+// terms in registers, combined per column (accumulators/register_row.cuh),
+// C's row written in column order. reuse: C's columns may hold the row's
+// columns already; if they do, only the values are written. Deterministic in
+// either mode, with the same bits in the first numeric phase and the later
+// ones.
 template <int K, bool Addend, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kSortBlockThreads)
-    sort_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set) {
+    sort_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, bool reuse) {
+  // the warps' value slots (K > 1), raw: Value may have a constructor
+  constexpr size_t kSlotBytes = K > 1 ? kSortBlockThreads * K * sizeof(Value) : 1;
+  __shared__ __align__(16) unsigned char slot_bytes[kSlotBytes];
+  Value* slots = reinterpret_cast<Value*>(slot_bytes) + (threadIdx.x / 32) * 32 * K;
   const int warps = blockDim.x / 32;
   const RowSet::View rows = row_set.view();
   for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
@@ -223,14 +253,23 @@ __global__ void __launch_bounds__(kSortBlockThreads)
           cols[k] = col;
           terms[k] = args.addend(d);
         });
-    warp_bitonic_sort(cols, terms);
+    const RegisterRow<K, Value> acc(cols, terms);
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
-    reduce_sorted_runs(cols, terms, [&](int position, int col, Value sum) {
-      if (position >= len) return;  // (C's offsets disagree with the terms)
-      args.c_cols[out + position] = static_cast<Col>(col + args.c_base);
-      args.c_values[out + position] = sum;
-    });
+    // (places at or past len: C's offsets disagree with the terms)
+    auto store_value = [&](int j, Value v) {
+      if (j < len) args.c_values[out + j] = v;
+    };
+    int known[K];
+    if (reuse && load_known_columns(args, out, len, known) &&
+        acc.write_values(known, len, slots, store_value))
+      continue;
+    acc.write_row(
+        slots,
+        [&](int j, int col) {
+          if (j < len) args.c_cols[out + j] = static_cast<Col>(col + args.c_base);
+        },
+        store_value);
   }
 }
 
@@ -270,7 +309,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
         auto kernel = sort_numeric_kernel<k, Addend, Value, Offset, Col>;
         const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
                                   resident_blocks(kernel, kSortBlockThreads, 0, limits));
-        kernel<<<grid, kSortBlockThreads, 0, stream>>>(args, set);
+        kernel<<<grid, kSortBlockThreads, 0, stream>>>(args, set, reuse);
         SPGEMM_CUDA_CHECK_LAUNCH();
       });
       return;

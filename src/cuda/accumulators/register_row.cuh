@@ -1,0 +1,158 @@
+// The accumulator of rows with few terms (configs/bins.hpp's sort bins): all
+// of a row's terms in one warp's registers, K per lane; element i = k * 32 +
+// lane is register k of lane `lane`, term p of the row is element p.
+//
+// Summing: within each register, the terms of one column are summed in lane
+// order (combine_in_lane_order, accumulators/ordered_add.cuh) by the lowest
+// lane holding the column, its representative; with K > 1 the registers'
+// sums are then added in register order in a warp's slots of shared memory.
+// The order depends only on the row's structure, so it is deterministic,
+// and it does not depend on where the column lands in C: the first numeric
+// phase and the later ones (which find the columns in C already) give the
+// same bits.
+//
+// Placing: a column's place in C's row is its rank among the row's columns.
+// The first numeric phase sorts the representatives' columns (a bitonic
+// network, sorting/warp_bitonic.cuh) and ranks them; later phases take C's
+// columns as they are (if they still hold, kernels/known_columns.cuh's rule).
+// Either way every representative finds its column by a binary search over
+// the sorted elements through shuffles.
+#pragma once
+
+#include "cuda/accumulators/ordered_add.cuh"
+#include "cuda/sorting/warp_bitonic.cuh"
+#include "cuda/warp_shuffle.cuh"
+
+#include <climits>
+
+namespace spgemm::cuda {
+
+// The key of elements without a column: larger than any column, sorts last.
+inline constexpr int kNoColumn = INT_MAX;
+
+// Warp-collective: element i (lane's own i, in [0, 32K)) of x.
+template <int K>
+__device__ __forceinline__ int element(const int (&x)[K], int i) {
+  int v = __shfl_sync(kFullWarp, x[0], i & 31);
+#pragma unroll
+  for (int k = 1; k < K; ++k) {
+    const int other = __shfl_sync(kFullWarp, x[k], i & 31);  // every lane shuffles
+    if ((i >> 5) == k) v = other;
+  }
+  return v;
+}
+
+// Warp-collective: the last i whose element of the ascending `sorted` is at
+// most key (0 if none is).
+template <int K>
+__device__ __forceinline__ int last_at_most(const int (&sorted)[K], int key) {
+  int at = 0;
+#pragma unroll
+  for (int step = 16 * K; step > 0; step /= 2)
+    if (element(sorted, at + step) <= key) at += step;  // at + step < 32K
+  return at;
+}
+
+// The key after element k * 32 + lane (kNoColumn after the last).
+template <int K>
+__device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
+  const int down = __shfl_down_sync(kFullWarp, keys[k], 1);
+  const int first_after = k + 1 < K ? __shfl_sync(kFullWarp, keys[k + 1 < K ? k + 1 : k], 0)
+                                    : kNoColumn;
+  return lane_id() == 31 ? first_after : down;
+}
+
+// A row's terms after combining: representative[k] marks the lanes whose
+// sums[k] is the sum of register k's terms of cols[k].
+template <int K, class Value>
+struct RegisterRow {
+  int cols[K];
+  Value sums[K];
+  bool representative[K];
+
+  // Warp-collective: combines the terms of (cols, terms); kNoColumn: none.
+  __device__ __forceinline__ RegisterRow(const int (&term_cols)[K], const Value (&terms)[K]) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      cols[k] = term_cols[k];
+      sums[k] = terms[k];
+      representative[k] = cols[k] != kNoColumn;
+      combine_in_lane_order(representative[k], cols[k], sums[k]);
+    }
+  }
+
+  // Warp-collective: C's row from scratch, in column order: store_col(j,
+  // col) and store_value(j, value) for every column j of the row.
+  template <class StoreCol, class StoreValue>
+  __device__ __forceinline__ void write_row(Value* slots, StoreCol&& store_col,
+                                            StoreValue&& store_value) const {
+    int sorted[K];
+    NoPayload none[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) sorted[k] = representative[k] ? cols[k] : kNoColumn;
+    warp_bitonic_sort(sorted, none);
+    // rank[k]: the place in C's row of sorted element k * 32 + lane's column
+    const int lane = lane_id();
+    const unsigned up_to_lane = 0xffffffffu >> (31 - lane);
+    int rank[K];
+    int count = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int up = __shfl_up_sync(kFullWarp, sorted[k], 1);
+      const int last_before = __shfl_sync(kFullWarp, sorted[k > 0 ? k - 1 : 0], 31);
+      const int previous = lane > 0 ? up : (k > 0 ? last_before : -1);
+      const bool first = sorted[k] != kNoColumn && sorted[k] != previous;
+      const unsigned firsts = __ballot_sync(kFullWarp, first);
+      rank[k] = count + __popc(firsts & up_to_lane) - 1;
+      if (first) store_col(rank[k], sorted[k]);
+      count += __popc(firsts);
+    }
+    int place[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) place[k] = element(rank, last_at_most(sorted, cols[k]));
+    add_values(place, count, slots, store_value);
+  }
+
+  // Warp-collective: C's row given its columns `known` (ascending, kNoColumn
+  // past the row's end), if every representative's column is among them:
+  // then store_value(j, value) for every column j, and true; otherwise
+  // nothing (warp-uniform false).
+  template <class StoreValue>
+  __device__ __forceinline__ bool write_values(const int (&known)[K], int count, Value* slots,
+                                               StoreValue&& store_value) const {
+    int place[K];
+    bool missing = false;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      place[k] = last_at_most(known, cols[k]);
+      missing |= representative[k] && element(known, place[k]) != cols[k];
+    }
+    if (__any_sync(kFullWarp, missing)) return false;
+    add_values(place, count, slots, store_value);
+    return true;
+  }
+
+ private:
+  // The representatives' sums to their places, register after register
+  // (through the warp's 32K slots when K > 1).
+  template <class StoreValue>
+  __device__ __forceinline__ void add_values(const int (&place)[K], int count, Value* slots,
+                                             StoreValue&& store_value) const {
+    if constexpr (K == 1) {
+      if (representative[0]) store_value(place[0], sums[0]);
+    } else {
+      const int lane = lane_id();
+      for (int j = lane; j < count; j += 32) slots[j] = Value(0);
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (representative[k]) slots[place[k]] += sums[k];
+        __syncwarp();
+      }
+      for (int j = lane; j < count; j += 32) store_value(j, slots[j]);
+      __syncwarp();  // the slots are reused by the next row
+    }
+  }
+};
+
+}  // namespace spgemm::cuda

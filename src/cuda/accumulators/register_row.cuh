@@ -125,7 +125,8 @@ struct RegisterRow {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       place[k] = last_at_most(known, cols[k]);
-      missing |= representative[k] && element(known, place[k]) != cols[k];
+      const int found = element(known, place[k]);  // (every lane shuffles)
+      missing |= representative[k] && found != cols[k];
     }
     if (__any_sync(kFullWarp, missing)) return false;
     add_values(place, count, slots, store_value);

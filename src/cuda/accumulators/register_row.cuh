@@ -87,10 +87,9 @@ struct RegisterRow {
   __device__ __forceinline__ void write_row(Value* slots, StoreCol&& store_col,
                                             StoreValue&& store_value) const {
     int sorted[K];
-    NoPayload none[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) sorted[k] = representative[k] ? cols[k] : kNoColumn;
-    warp_bitonic_sort(sorted, none);
+    warp_bitonic_sort(sorted);
     // rank[k]: the place in C's row of sorted element k * 32 + lane's column
     const int lane = lane_id();
     const unsigned up_to_lane = 0xffffffffu >> (31 - lane);

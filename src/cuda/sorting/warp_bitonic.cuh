@@ -2,19 +2,17 @@
 // i = k * 32 + lane is register k of lane `lane`. A bitonic network of
 // log2(32K) * (log2(32K) + 1) / 2 compare-exchange steps (15 for K = 1, 21
 // for K = 2); partners fewer than 32 elements apart are exchanged with
-// shuffles, farther ones are two registers of the same lane. Every decision
-// depends on the keys and positions alone, so where equal keys' payloads end
-// up is a function of the input's keys: the same on every run.
-// No shared memory, no synchronization beyond the shuffles.
+// shuffles, farther ones are two registers of the same lane. No shared
+// memory, no synchronization beyond the shuffles.
 #pragma once
 
 #include "cuda/warp_shuffle.cuh"
 
 namespace spgemm::cuda {
 
-// Warp-collective: sorts keys ascending, payloads along (NoPayload: keys only).
-template <int K, class Payload>
-__device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K], Payload (&payloads)[K]) {
+// Warp-collective: sorts keys ascending.
+template <int K>
+__device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K]) {
   static_assert(K >= 1 && (K & (K - 1)) == 0, "K must be a power of two");
   const int lane = lane_id();
 #pragma unroll
@@ -33,18 +31,11 @@ __device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K], Payload (&payl
             const int key = keys[lo];
             keys[lo] = keys[hi];
             keys[hi] = key;
-            const Payload payload = payloads[lo];
-            payloads[lo] = payloads[hi];
-            payloads[hi] = payload;
           }
         } else {  // lane ^ stride's element k: the lower lane keeps the smaller if ascending
           const int other = __shfl_xor_sync(kFullWarp, keys[k], stride);
-          const Payload other_payload = shfl_xor(kFullWarp, payloads[k], stride);
           const bool lower = (lane & stride) == 0;
-          if (lower == ascending ? other < keys[k] : keys[k] < other) {
-            keys[k] = other;
-            payloads[k] = other_payload;
-          }
+          if (lower == ascending ? other < keys[k] : keys[k] < other) keys[k] = other;
         }
       }
     }

@@ -86,9 +86,9 @@ constexpr int max_block_threads(Group group) {
 // of the adds follows from the structure, in either numeric mode. A row of
 // G3_circuit (24 terms on average) took ~581 warp instructions through a
 // hash table with ordered adds; the network takes 15 compare-exchange steps
-// for 32 terms and 21 for 64 (numeric, H100 fp64, sorting the values along:
-// G3_circuit 1.65 -> 1.11 ms, poisson2d:700 0.57 -> 0.34, uniform:500000:8
-// 2.00 -> 0.73). The symbolic phase keeps its hash sets for these rows: they
+// for 32 terms and 21 for 64 (numeric, H100 fp64: G3_circuit 1.65 -> 1.14
+// ms and again 1.55 -> 0.93, poisson2d:700 0.57 -> 0.36, uniform:500000:8
+// 2.00 -> 0.67, docs/performance.md). The symbolic phase keeps its hash sets for these rows: they
 // only count, with no values or order to keep, and beat the network there
 // (G3_circuit symbolic 0.50 ms with sets, 0.84 with the sort). Beyond 64
 // terms the network's K registers per step grow faster than a table's work.
@@ -105,7 +105,7 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 // Rows of at least kBlockRowTerms terms whose nnz picks a warp bin go to the
 // first block bin instead: the same work spread over a block (H100 fp64
 // numeric: ex6 0.23 -> 0.14 ms, bcsstk13 0.45 -> 0.30, bcsstk33 1.11 ->
-// 0.91, astro-ph 1.26 -> 1.11). Only for C with at most kBlockRowsPerSM rows
+// 0.90, astro-ph 1.26 -> 1.14). Only for C with at most kBlockRowsPerSM rows
 // per SM: with more, warps of their own already fill the device and the
 // block's turns cost more than they spread (banded:500000:16, 500000 rows of
 // 1089 terms: 6.95 -> 11.0 ms).

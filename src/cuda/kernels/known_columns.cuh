@@ -7,10 +7,13 @@
 // its column among them; the row has as many entries as its terms have
 // distinct columns (the symbolic phase counted them), so those checks make
 // them exactly the row's columns. Any other row (its columns overwritten or
-// poisoned by the caller, say) is computed in full, as the first time.
+// poisoned by the caller, say) is computed in full, as the first time. Hash
+// rows claim the columns in their table; sort-bin rows hold them in
+// registers and search them.
 #pragma once
 
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/accumulators/register_row.cuh"
 #include "cuda/kernels/kernels.hpp"
 
 namespace spgemm::cuda {
@@ -75,6 +78,32 @@ __device__ bool known_column_range(const NumericArgs<Value, Offset, Col>& args, 
   lo = static_cast<int>(first);
   hi = static_cast<int>(last);
   return true;
+}
+
+// A sort-bin row's columns in C (len entries from `out`) as the elements of
+// a register row (accumulators/register_row.cuh; kNoColumn past the end);
+// false (warp-uniform) unless they are in range and strictly ascending.
+// Warp-collective.
+template <int K, class Value, class Offset, class Col>
+__device__ __forceinline__ bool load_known_columns(const NumericArgs<Value, Offset, Col>& args,
+                                                   Offset out, int len, int (&known)[K]) {
+  bool bad = len > 32 * K;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int j = k * 32 + lane_id();
+    known[k] = kNoColumn;
+    if (j < len && !bad) {
+      const long long col = c_column(args, out, j);
+      if (col < 0 || col >= args.B.num_cols) bad = true;
+      else known[k] = static_cast<int>(col);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int next = next_key(known, k);  // (every lane shuffles)
+    if (known[k] != kNoColumn && next <= known[k]) bad = true;
+  }
+  return !__any_sync(kFullWarp, bad);
 }
 
 }  // namespace spgemm::cuda

@@ -194,31 +194,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-// C's columns of a row (len entries from `out`) as elements of a register
-// row (kNoColumn past the end); false (warp-uniform) unless they are in
-// range and strictly ascending.
-template <int K, class Value, class Offset, class Col>
-__device__ __forceinline__ bool load_known_columns(const NumericArgs<Value, Offset, Col>& args,
-                                                   Offset out, int len, int (&known)[K]) {
-  bool bad = len > 32 * K;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int j = k * 32 + lane_id();
-    known[k] = kNoColumn;
-    if (j < len && !bad) {
-      const long long col = c_column(args, out, j);
-      if (col < 0 || col >= args.B.num_cols) bad = true;
-      else known[k] = static_cast<int>(col);
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int next = next_key(known, k);  // (every lane shuffles)
-    if (known[k] != kNoColumn && next <= known[k]) bad = true;
-  }
-  return !__any_sync(kFullWarp, bad);
-}
-
 // A warp per row of at most 32 * K terms (configs/bins.hpp's sort bins): the
 // terms in registers, combined per column (accumulators/register_row.cuh),
 // C's row written in column order. reuse: C's columns may hold the row's

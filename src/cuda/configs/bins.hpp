@@ -196,16 +196,15 @@ struct HashBinLaunch {
 // phase with the sort bins and the move of rows of many terms to a block.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
-  std::vector<int> sort_terms;  // of every sort bin
-  BinThresholds thresholds;
+  BinThresholds thresholds;  // with the sort bins' terms
   int dense_bin() const { return static_cast<int>(hash.size()); }
-  int bins() const { return dense_bin() + 1 + static_cast<int>(sort_terms.size()); }
+  int bins() const { return dense_bin() + 1 + thresholds.sort_bins; }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
-  int sort_registers(int bin) const { return sort_terms[bin - dense_bin() - 1] / 32; }
+  int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
   // The first sort bin for rows of `terms` terms; -1 if none takes them.
   int sort_bin_for(int terms) const {
-    for (size_t s = 0; s < sort_terms.size(); ++s)
-      if (terms <= sort_terms[s]) return dense_bin() + 1 + static_cast<int>(s);
+    for (int s = 0; s < thresholds.sort_bins; ++s)
+      if (terms <= thresholds.sort_terms[s]) return dense_bin() + 1 + s;
     return -1;
   }
 };

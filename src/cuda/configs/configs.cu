@@ -26,12 +26,9 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     layout.hash.push_back({spec, smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
-  for (const int terms : kSortBinTerms) {
-    if (phase != Phase::numeric) break;
-    layout.thresholds.sort_terms[layout.sort_terms.size()] = terms;
-    layout.sort_terms.push_back(terms);
-  }
-  layout.thresholds.sort_bins = static_cast<int>(layout.sort_terms.size());
+  if (phase == Phase::numeric)
+    for (const int terms : kSortBinTerms)
+      layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = terms;
   return layout;
 }
 

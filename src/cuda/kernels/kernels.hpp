@@ -25,7 +25,14 @@ void with_flag(bool flag, F&& f) {
 }
 
 // Calls f(std::integral_constant<int, K>{}) for the registers per lane K of
-// a sort bin (configs/bins.hpp).
+// a sort bin (configs/bins.hpp), K = 1 or 2: the only ones kSortBinTerms may
+// ask for, or rows of more terms would have their excess dropped.
+constexpr bool sort_bins_have_kernels() {
+  for (const int terms : kSortBinTerms)
+    if (terms != 32 && terms != 64) return false;
+  return true;
+}
+static_assert(sort_bins_have_kernels(), "with_sort_registers instantiates K = 1 and 2 only");
 template <class F>
 void with_sort_registers(int k, F&& f) {
   if (k == 1) f(std::integral_constant<int, 1>{});

@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
-ncu --clock-control none --kernel-name regex:"hash_|dense_|row_products|count_kernel|scatter_kernel" \
+ncu --clock-control none \
   --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size --csv \
   build/bench/spgemm-bench "$@" --reps 1 --warmup 0 --no-cusparse 2>/dev/null |
   python3 -c '

@@ -77,7 +77,7 @@ class CudaEngine final : public Engine {
       : ctx_(ctx),
         symbolic_layout_(make_bin_layout(ctx.limits(), Phase::symbolic, sizeof(int), 0)),
         numeric_layout_(make_bin_layout(ctx.limits(), Phase::numeric, sizeof(int) + sizeof(Value),
-                                        ordered_scratch_bytes<Offset>())) {}
+                                        sizeof(Offset))) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);

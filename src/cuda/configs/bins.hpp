@@ -91,7 +91,11 @@ constexpr int max_block_threads(Group group) {
 // 2.00 -> 0.67, docs/performance.md). The symbolic phase keeps its hash sets for these rows: they
 // only count, with no values or order to keep, and beat the network there
 // (G3_circuit symbolic 0.50 ms with sets, 0.84 with the sort). Beyond 64
-// terms the network's K registers per step grow faster than a table's work.
+// terms the network's K registers per step grow faster than a table's work:
+// a third bin of 128 terms (K = 4) was measured and left out (H100 fp64,
+// numeric: delaunay_n15 -15%, but numeric again rmat:16:16 +19% and
+// polblogs +9%; qh1484, small, no faster: its one kernel runs every row at
+// the K of its longest).
 inline constexpr int kSortBinTerms[] = {32, 64};
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
@@ -119,14 +123,22 @@ inline constexpr int kBlockRowsPerSM = 256;
 // size in 4-byte registers per step and thread.
 inline constexpr int kOrderedStash = 4;
 
-// Static shared memory of the deterministic numeric kernels beside their
-// tables: where each of a chunk of A's entries starts, for the largest block.
-template <class Offset>
-constexpr size_t ordered_scratch_bytes() {
-  return static_cast<size_t>(max_block_threads(Group::block)) *
-             (sizeof(long long) + sizeof(Offset)) +
+// Shared memory of the deterministic numeric hash kernels behind a block's
+// tables, from the first 16-byte boundary on (kernels/ordered_loop.cuh's
+// ChunkScratch): per thread where its entry of A's chunk starts and where
+// that entry's row of B begins, per block the 32 warp totals of a scan.
+// Block groups take it behind their tables, sized by the bin's block (a
+// static array for the largest block kept 12 KB for the 128 threads of the
+// first block bin and halved its blocks per SM; H100 fp64 numeric: landmark
+// 18.2 -> 15.8 ms, orani678 0.79 -> 0.75); the blocks of warp groups have
+// one size, their scratch is static.
+__host__ __device__ constexpr size_t ordered_scratch_bytes(int threads, size_t offset_bytes) {
+  return static_cast<size_t>(threads) * (sizeof(long long) + offset_bytes) +
          32 * sizeof(long long);
-}  // + the dense-window bin
+}
+__host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
+  return (table_bytes + 15) / 16 * 16;
+}
 
 // Numeric tables up to this size are put in order by rank counting
 // (sorting/rank_scatter.cuh), larger ones by a bitonic network
@@ -186,14 +198,16 @@ struct BinCounts {
 
 struct HashBinLaunch {
   HashBinSpec spec;
-  size_t smem_bytes;
+  size_t smem_bytes;          // tables and a counter per row
+  size_t ordered_smem_bytes;  // the same for the ordered numeric kernels (blocks: + scratch)
   int rows_per_block;
 };
 
 // The bins usable on this device for slots of entry_bytes each (4 in the
-// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase), with
-// reserved_bytes of static shared memory beside the tables; in the numeric
-// phase with the sort bins and the move of rows of many terms to a block.
+// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase, where the
+// ordered adds' scratch for row offsets of offset_bytes must fit beside the
+// tables); in the numeric phase with the sort bins and the move of rows of
+// many terms to a block.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   BinThresholds thresholds;  // with the sort bins' terms
@@ -215,7 +229,7 @@ BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const Device
 
 enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
-                          size_t reserved_bytes);
+                          size_t offset_bytes);
 
 // Threads per product row of B ("lanes"): matched to B's average row length
 // so that short B rows do not leave most of a warp idle.

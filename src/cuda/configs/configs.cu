@@ -9,7 +9,7 @@
 namespace spgemm::cuda {
 
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
-                          size_t reserved_bytes) {
+                          size_t offset_bytes) {
   BinLayout layout;
   for (const HashBinSpec& spec : kHashBins) {
     const int rows_per_block =
@@ -17,13 +17,20 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     // tables + one counter per row in the block
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
-    if (smem + reserved_bytes > limits.max_smem_per_block) break;  // larger bins do not fit either
-    if (phase == Phase::numeric && spec.group == Group::block && layout.thresholds.block_bin < 0) {
+    // the ordered numeric kernel's scratch: behind the tables for blocks,
+    // static for warps (their blocks have a fixed size)
+    const bool numeric = phase == Phase::numeric;
+    const bool block = spec.group == Group::block;
+    const size_t scratch = ordered_scratch_bytes(spec.block_threads, offset_bytes);
+    const size_t ordered_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
+    const size_t static_smem = numeric && !block ? scratch : 0;
+    if (ordered_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
+    if (numeric && block && layout.thresholds.block_bin < 0) {
       layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
       layout.thresholds.block_terms = kBlockRowTerms;
     }
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
-    layout.hash.push_back({spec, smem, rows_per_block});
+    layout.hash.push_back({spec, smem, ordered_smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   if (phase == Phase::numeric)

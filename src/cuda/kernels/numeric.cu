@@ -44,17 +44,20 @@ __global__ void __launch_bounds__(max_block_threads(G))
   const int table = 1 << log2_table;
   int* keys = reinterpret_cast<int*>(smem) + slot * table;
   Value* values = reinterpret_cast<Value*>(smem + sizeof(int) * per_block * table) + slot * table;
-  // one int per row behind the tables (configs/configs.cu sizes it)
-  int* counter =
-      reinterpret_cast<int*>(smem + (sizeof(int) + sizeof(Value)) * per_block * table) + slot;
+  // one int per row behind the tables, then for blocks the ordered adds'
+  // scratch (configs/configs.cu sizes both)
+  const size_t table_bytes = (sizeof(int) + sizeof(Value)) * per_block * table;
+  int* counter = reinterpret_cast<int*>(smem + table_bytes) + slot;
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashMap<Value> map{keys, values, log2_table};
   ChunkScratch<Offset> scratch{};
-  if constexpr (Ordered) {
+  if constexpr (Ordered && G == Group::warp) {  // blocks of a fixed size: static
     scratch = chunk_scratch<max_block_threads(G), Offset>();
     scratch.start += slot * threads;
     scratch.b_begin += slot * threads;
+  } else if constexpr (Ordered) {
+    scratch = chunk_scratch_at<Offset>(smem + scratch_offset(table_bytes + sizeof(int)), threads);
   }
   auto clear = [&] {
     for (int s = rank; s < table; s += threads) {
@@ -254,11 +257,12 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
                      bool reuse, cudaStream_t stream) {
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
-  const int grid = grid_for(rows_in_set, b.rows_per_block,
-                            resident_blocks(kernel, threads, b.smem_bytes, limits));
+  const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                                  std::min(lanes, group_threads), reuse);
+  kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
+                                          std::min(lanes, group_threads), reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -44,6 +44,16 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch() {
   return {starts, b_begins, partial};
 }
 
+// The same in dynamic shared memory at `at` (8-byte aligned), for a block of
+// `threads` threads: configs/bins.hpp's ordered_scratch_bytes(threads).
+template <class Offset>
+__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* at,
+                                                                 int threads) {
+  auto* starts = reinterpret_cast<long long*>(at);
+  auto* partial = starts + threads;
+  return {starts, reinterpret_cast<Offset*>(partial + 32), partial};
+}
+
 __device__ __forceinline__ void group_sync(int threads) {
   if (threads == 32) __syncwarp();
   else __syncthreads();
@@ -173,7 +183,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
 // reused row's columns). Ordered: in the fixed order above, through scratch
-// (a slice of chunk_scratch for the group); otherwise with atomics, `lanes`
+// (the group's slice of its block's ChunkScratch); otherwise with atomics, `lanes`
 // threads per row of B. Group-collective.
 template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,

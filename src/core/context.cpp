@@ -3,6 +3,8 @@
 #include "core/arena.hpp"
 #include "core/error.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -59,6 +61,7 @@ Context::~Context() {
   if (!has_device()) return;
   DeviceGuard guard(*this);
   if (pinned_) cudaFreeHost(pinned_);
+  if (post_) cudaFreeHost(post_);
   // No synchronization here (the caller's stream may already be gone): a pool
   // with frees still in flight is released by the driver once they land.
   if (pool_) cudaMemPoolDestroy(pool_);
@@ -111,6 +114,45 @@ void Context::read_back(void* host, const void* device, size_t bytes) {
   SPGEMM_CUDA_CHECK(cudaMemcpyAsync(pinned, device, bytes, cudaMemcpyDeviceToHost, stream_));
   SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   std::memcpy(host, pinned, bytes);
+}
+
+Context::PostBox Context::post_box(size_t bytes) {
+  const size_t data_bytes = (bytes + 7) / 8 * 8;
+  const size_t needed = data_bytes + sizeof(unsigned long long);
+  if (needed > post_bytes_) {
+    if (post_) SPGEMM_CUDA_CHECK(cudaFreeHost(post_));  // no post is pending between calls
+    post_ = nullptr;
+    post_bytes_ = 0;
+    SPGEMM_CUDA_CHECK(cudaHostAlloc(&post_, needed, cudaHostAllocMapped));
+    post_bytes_ = needed;
+    std::memset(post_, 0, needed);
+    last_ticket_ = 0;
+  }
+  void* device = nullptr;
+  SPGEMM_CUDA_CHECK(cudaHostGetDevicePointer(&device, post_, 0));
+  auto* host = static_cast<unsigned char*>(post_);
+  auto* data = static_cast<unsigned char*>(device);
+  return {data, reinterpret_cast<unsigned long long*>(data + data_bytes), ++last_ticket_, host,
+          reinterpret_cast<const volatile unsigned long long*>(host + data_bytes)};
+}
+
+void Context::wait_for(const PostBox& box) {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spins = 1; *box.host_ticket != box.ticket; ++spins) {
+    if (spins % 256 != 0) continue;
+    if (std::chrono::steady_clock::now() - start >
+        std::chrono::microseconds(kPostPollMicroseconds)) {
+      SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      break;
+    }
+    const cudaError_t status = cudaStreamQuery(stream_);
+    if (status == cudaSuccess) break;  // done: the post is there, or never comes
+    if (status != cudaErrorNotReady) SPGEMM_CUDA_CHECK(status);
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (*box.host_ticket != box.ticket)
+    fail(SPGEMM_STATUS_EXECUTION_FAILED,
+         "internal error: the stream finished without the kernel's posted results");
 }
 
 Context::DeviceGuard::DeviceGuard(const Context& ctx) noexcept {

@@ -96,6 +96,24 @@ class Context {
     return value;
   }
 
+  // A readback without a copy or a synchronization, for results a kernel
+  // posts itself (cuda/post.cuh): `bytes` of pinned host memory the device
+  // writes through, then the ticket, a fresh one per box.
+  struct PostBox {
+    void* data;                     // device addresses
+    unsigned long long* ticket_at;
+    unsigned long long ticket;
+    const void* host_data;          // the same memory, host addresses
+    const volatile unsigned long long* host_ticket;
+  };
+  PostBox post_box(size_t bytes);
+  // Returns once box's ticket is there, its data with it. Polls (a copy and
+  // a stream synchronization cost ~7 us of a small product's ~50); after
+  // kPostPollMicroseconds it synchronizes the stream instead. A stream that
+  // finishes without the post throws EXECUTION_FAILED, as do CUDA errors.
+  void wait_for(const PostBox& box);
+  static constexpr int kPostPollMicroseconds = 1000;
+
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
   // that follow fail and report it.
@@ -142,6 +160,9 @@ class Context {
   bool deterministic_ = true;
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
+  void* post_ = nullptr;  // mapped pinned memory: a box's data, then its ticket
+  size_t post_bytes_ = 0;
+  unsigned long long last_ticket_ = 0;
 };
 
 }  // namespace spgemm

@@ -10,7 +10,8 @@
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.
 // Small products (configs/bins.hpp) are not binned at all: one kernel per
-// phase over all rows, C's row offsets from its last block. For C with few
+// phase over all rows, C's row offsets from its last block, which also posts
+// the summary to the host (cuda/post.cuh: no copy, no synchronization). For C with few
 // rows whose product is expected to be small, analyze does not synchronize:
 // the symbolic phase's kernel runs behind a gate (analysis.cuh's
 // ProductStats::small_rows) that opens only if the product is small and the
@@ -22,6 +23,7 @@
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
 
+#include "core/arena.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
@@ -37,6 +39,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace spgemm {
 
@@ -55,6 +58,8 @@ struct Summary {
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
 
+static_assert(sizeof(Summary) % sizeof(uint32_t) == 0, "the summary is posted in words");
+
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
@@ -63,6 +68,37 @@ struct Sum64 {
 template <class Offset>
 struct PlusOffsets {
   __host__ __device__ Offset operator()(Offset a, Offset b) const { return a + b; }
+};
+
+// analyze's buffers, carved from one allocation (each pool allocation costs
+// the host about a microsecond, which small products feel): the summary, the
+// rows of both phases' bins, and the terms of every row of C (the analysis
+// counts them; both phases bin by them).
+class AnalysisBuffers {
+ public:
+  Summary* summary = nullptr;
+  int* symbolic_rows = nullptr;
+  int* numeric_rows = nullptr;
+  int* terms = nullptr;
+
+  static size_t bytes(int rows) {
+    return Arena::round_up(sizeof(Summary)) + 3 * Arena::round_up(sizeof(int) * rows);
+  }
+  // Gives back the previous buffers first (never two at once).
+  void reallocate(Context& ctx, int rows) {
+    block_.reallocate(ctx, bytes(rows));
+    unsigned char* at = block_.get();
+    summary = reinterpret_cast<Summary*>(at);
+    at += Arena::round_up(sizeof(Summary));
+    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms};
+    for (int** array : arrays) {
+      *array = reinterpret_cast<int*>(at);
+      at += Arena::round_up(sizeof(int) * rows);
+    }
+  }
+
+ private:
+  DeviceBuffer<unsigned char> block_;
 };
 
 template <class Value>
@@ -89,12 +125,11 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
-  // analyze's four buffers, symbolic's CUB scratch, and those of the input
+  // analyze's buffers, symbolic's CUB scratch, and those of the input
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
-    return DeviceBuffer<Summary>::workspace_bytes(1) +
-           3 * DeviceBuffer<int>::workspace_bytes(static_cast<size_t>(rows)) +
+    return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
            csr_checks_workspace_bytes();
   }
@@ -102,11 +137,8 @@ class CudaEngine final : public Engine {
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
-    summary_.reallocate(ctx_, 1);
-    symbolic_rows_.reallocate(ctx_, static_cast<size_t>(rows));
-    numeric_rows_.reallocate(ctx_, static_cast<size_t>(rows));
-    terms_.reallocate(ctx_, static_cast<size_t>(rows));
-    Summary* summary = summary_.get();
+    buffers_.reallocate(ctx_, rows);
+    Summary* summary = buffers_.summary;
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
@@ -118,7 +150,7 @@ class CudaEngine final : public Engine {
     // read their statistics back here, with the checks' verdict.
     const int bin = speculative_bin(in);
     const bool few_rows = rows <= kSmallMaxRows;
-    TermCount terms{&in, terms_.get(), few_rows ? &summary->products : nullptr};
+    TermCount terms{&in, buffers_.terms, few_rows ? &summary->products : nullptr};
     if (bin >= 0) terms.gate_max_row = symbolic_layout_.hash[bin].spec.max_size;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
@@ -139,7 +171,7 @@ class CudaEngine final : public Engine {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
     auto* offsets = static_cast<Offset*>(c.row_offsets);
-    Summary* summary = summary_.get();
+    Summary* summary = buffers_.summary;
     written_ = {};
     if (symbolic_schedule_.live_rows) {  // tried behind the gate (analyze)
       const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base));
@@ -159,12 +191,12 @@ class CudaEngine final : public Engine {
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(sizes_from_offsets(offsets, terms_.get()), rows,
+    bin_rows(sizes_from_offsets(offsets, buffers_.terms), rows,
              numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
-             numeric_rows_.get(), stream);
+             buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
-    numeric_schedule_ = {&summary->numeric, numeric_rows_.get(), &numeric_counts_, -1};
+    numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1};
     return host.nnz;
   }
 
@@ -210,14 +242,21 @@ class CudaEngine final : public Engine {
   // and the summary read back.
   Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
     const int rows = static_cast<int>(in.A->rows);
-    Summary* summary = summary_.get();
+    Summary* summary = buffers_.summary;
+    const Context::PostBox box = ctx_.post_box(sizeof(Summary));
+    const DevicePost post{reinterpret_cast<const uint32_t*>(summary),
+                          static_cast<uint32_t*>(box.data), sizeof(Summary) / sizeof(uint32_t),
+                          box.ticket_at, box.ticket};
     const SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
-                                     &summary->symbolic_blocks_done};
+                                     &summary->symbolic_blocks_done, post};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, symbolic_schedule_, offsets, &finish,
                                  ctx_.stream());
-    return ctx_.read_back(summary);
+    ctx_.wait_for(box);
+    Summary host;
+    std::memcpy(&host, box.host_data, sizeof(Summary));
+    return host;
   }
 
   // nnz(C) of a small product; its numeric phase runs in the sort bin that
@@ -242,10 +281,10 @@ class CudaEngine final : public Engine {
         return;
       }
     }
-    Summary* summary = summary_.get();
-    bin_rows(sizes_from_terms(terms_.get()), rows, symbolic_layout_.thresholds,
-             &summary->symbolic, symbolic_rows_.get(), ctx_.stream());
-    symbolic_schedule_ = {&summary->symbolic, symbolic_rows_.get(), nullptr, -1};
+    Summary* summary = buffers_.summary;
+    bin_rows(sizes_from_terms(buffers_.terms), rows, symbolic_layout_.thresholds,
+             &summary->symbolic, buffers_.symbolic_rows, ctx_.stream());
+    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, nullptr, -1};
   }
 
   // The bin a product is tried in without knowing its statistics: the
@@ -330,10 +369,7 @@ class CudaEngine final : public Engine {
   BinLayout symbolic_layout_;
   BinLayout numeric_layout_;
   int lanes_ = 1;
-  DeviceBuffer<Summary> summary_;
-  DeviceBuffer<int> symbolic_rows_;
-  DeviceBuffer<int> numeric_rows_;
-  DeviceBuffer<int> terms_;  // of every row of C (analysis), for the binning of both phases
+  AnalysisBuffers buffers_;
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
   Schedule symbolic_schedule_;

@@ -6,9 +6,13 @@
 // are the cost (3.8 us of host time each, H100).
 #pragma once
 
+#include "cuda/post.cuh"
+
 namespace spgemm::cuda {
 
-// Where the last block of a single-bin symbolic launch writes its results.
+// Where the last block of a single-bin symbolic launch writes its results,
+// and what it posts to the host after them (also when the gate kept the
+// rows out).
 template <class Offset>
 struct SmallFinish {
   int rows;
@@ -16,6 +20,7 @@ struct SmallFinish {
   long long* total;            // nnz(C)
   int* longest;                // the largest row count
   unsigned int* blocks_done;   // zero before the first launch; left zero after each
+  DevicePost post;
 };
 
 // Block-collective (blockDim.x a multiple of 32): offsets[0, rows) holds the

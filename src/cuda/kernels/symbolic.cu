@@ -53,11 +53,11 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   __syncthreads();
   if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
   __syncthreads();
+  if (!last) return;
+  __threadfence();
   // (a shut gate ran no row: C's offsets stay untouched)
-  if (last && rows.size == finish.rows) {
-    __threadfence();
-    block_row_offsets(row_nnz, finish);
-  }
+  if (rows.size == finish.rows) block_row_offsets(row_nnz, finish);
+  if (finish.post.words > 0) post_to_host(finish.post);
 }
 
 // One block per long row: a bitmask over windows of the row's column range.

@@ -140,13 +140,17 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
   return (table_bytes + 15) / 16 * 16;
 }
 
-// Numeric tables up to this size are put in order by rank counting
-// (sorting/rank_scatter.cuh), larger ones by a bitonic network
-// (sorting/bitonic.cuh). Rank counting costs table^2/4 compares per thread
-// of a warp against the network's log^2 passes of exchanges through shared
-// memory: at 128 slots that is 512 broadcast-read compares against 28 passes
-// of 2 exchanges per thread.
-inline constexpr int kRankSortMaxTable = 128;
+// A numeric row's table, once compacted to its first entries (padded with
+// empty keys to a power of two, sorting/*_compact.cuh), is put in order by
+// rank counting (sorting/rank_scatter.cuh) up to this many entries, by a
+// bitonic network (sorting/bitonic.cuh) beyond. Rank counting costs n^2/32
+// compares per thread of a warp against the network's log^2 passes of
+// exchanges through shared memory: at 64 entries 128 broadcast-read
+// compares against 21 passes of an exchange per thread. (Ranking the whole
+// table before compacting it had most lanes idle on empty slots, 8.5 of 32
+// threads active on qh1484, and its longest rows' tables set the cost of
+// every row of a small product.)
+inline constexpr int kRankSortMaxEntries = 64;
 
 // Threads that count one row's products in the analysis pass: a few lanes
 // keep long rows of A from serializing on one thread (one thread per row took

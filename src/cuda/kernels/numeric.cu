@@ -92,17 +92,17 @@ __global__ void __launch_bounds__(max_block_threads(G))
       write_known_values(args, out, len, rank, threads, map);
     } else {
       accumulate(row, [&](int col) { return map.claim(col); });
-      if (table <= kRankSortMaxTable) {
-        scatter_sorted_by_rank(group, keys, values, table, len, args.c_base, args.c_cols + out,
-                               args.c_values + out);
+      int sort_length;
+      if constexpr (G == Group::warp) {
+        sort_length = compact_warp_table(group, keys, values, table);
       } else {
-        int sort_length;
-        if constexpr (G == Group::warp) {
-          sort_length = compact_warp_table(group, keys, values, table);
-        } else {
-          sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
-                                            args.c_values + out, len, counter);
-        }
+        sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
+                                          args.c_values + out, len, counter);
+      }
+      if (sort_length <= kRankSortMaxEntries) {
+        scatter_sorted_by_rank(group, keys, values, sort_length, len, args.c_base,
+                               args.c_cols + out, args.c_values + out);
+      } else {
         bitonic_sort_pairs(group, keys, values, sort_length);
         for (int s = rank; s < len && s < sort_length; s += threads) {
           args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);

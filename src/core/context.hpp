@@ -25,7 +25,6 @@ struct DeviceLimits {
   size_t max_smem_per_block = 0;  // opt-in maximum for one block
   size_t max_smem_per_sm = 0;
   size_t l2_bytes = 0;
-  bool dependent_launch = false;  // programmatic dependent launches (compute capability 9.0+)
 };
 
 // The caller's device allocator (spgemmSetDeviceAllocator); alloc == nullptr

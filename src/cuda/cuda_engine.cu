@@ -11,15 +11,12 @@
 //             (kernels/known_columns.cuh) and only get new values.
 // Small products (configs/bins.hpp) are not binned at all: one kernel per
 // phase over all rows, C's row offsets from its last block, which also posts
-// the summary to the host (cuda/post.cuh: no copy, no synchronization). For
-// C with few rows whose product is expected to be small, analyze does not
-// synchronize: the symbolic phase's kernel is launched as a programmatic
-// dependent of the analysis kernel and counts beside it (every row whose
-// indices stay inside their arrays), and its last block makes the counts C's
-// offsets only if the analysis' gate (analysis.cuh's
-// ProductStats::small_rows) opened: the product is small and the input
-// checks found nothing. The post brings the verdict, and a product that was
-// not small after all goes the general way from there.
+// the summary to the host (cuda/post.cuh: no copy, no synchronization). For C with few
+// rows whose product is expected to be small, analyze does not synchronize:
+// the symbolic phase's kernel runs behind a gate (analysis.cuh's
+// ProductStats::small_rows) that opens only if the product is small and the
+// input checks found nothing; symbolic's readback brings the verdict, and a
+// product that was not small after all goes the general way from there.
 // Otherwise analyze reads back the input checks' verdict when it runs them
 // and, for C with few rows, the products' total and maximum.
 // All work runs on the handle's stream; workspace comes from its pool, the
@@ -146,7 +143,6 @@ class CudaEngine final : public Engine {
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
-    gate_ = nullptr;
     // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
@@ -159,8 +155,7 @@ class CudaEngine final : public Engine {
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
-      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-      gate_ = &summary->products.small_rows;
+      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
       return;
     }
     if (count == 0 && !few_rows) {
@@ -178,11 +173,11 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = buffers_.summary;
     written_ = {};
-    if (gate_) {  // tried behind the gate (analyze)
-      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base), gate_);
+    if (symbolic_schedule_.live_rows) {  // tried behind the gate (analyze)
+      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base));
       report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
       deferred_.count = 0;
-      gate_ = nullptr;
+      symbolic_schedule_.live_rows = nullptr;
       if (host.products.small_rows > 0) return small_nnz(host, rows);
       schedule_symbolic(rows, &host.products);  // what analyze would have chosen
     }
@@ -242,22 +237,18 @@ class CudaEngine final : public Engine {
     }
   };
 
-  // The symbolic phase of a small product: one kernel over all rows (beside
-  // the analysis and behind its gate if there is one) whose last block
-  // writes C's offsets and posts the summary.
-  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base,
-                         const int* gate = nullptr) {
+  // The symbolic phase of a small product: one kernel over all rows (behind
+  // the gate if the schedule has one) whose last block writes C's offsets,
+  // and the summary read back.
+  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
     const DevicePost post{reinterpret_cast<const uint32_t*>(summary),
                           static_cast<uint32_t*>(box.data), sizeof(Summary) / sizeof(uint32_t),
                           box.ticket_at, box.ticket};
-    const Speculation<Offset> speculation{
-        gate, static_cast<Offset>(in.A->nnz), static_cast<Offset>(in.B->nnz),
-        static_cast<Offset>(in.D ? in.D->nnz : 0), static_cast<int>(in.B->rows)};
     const SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
-                                     &summary->symbolic_blocks_done, post, speculation};
+                                     &summary->symbolic_blocks_done, post};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, symbolic_schedule_, offsets, &finish,
@@ -381,7 +372,6 @@ class CudaEngine final : public Engine {
   AnalysisBuffers buffers_;
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
-  const int* gate_ = nullptr;  // analyze's gate, when the symbolic phase runs behind it
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;

@@ -87,10 +87,6 @@ struct MaxOp {
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kThreads)
     analysis_kernel(CheckedViews<Offset, Col> checks, CsrDefects* found, CountArgs<Offset, Col> c) {
-  // a small product's symbolic kernel, launched behind this one as its
-  // programmatic dependent (configs/launch.cuh), may start now: it waits for
-  // the gate itself
-  allow_dependents();
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (int i = 0; i < checks.count; ++i) {

@@ -47,17 +47,22 @@ __device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
 
 // The rows one kernel launch works on: bin `bin` of a binned row list
 // (counts and list on the device), or, for small products that skip the
-// binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order.
+// binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order; with
+// live_rows, only the first *live_rows of them (read on the device: a gate
+// the analysis set, analysis.cuh's ProductStats::small_rows).
 struct RowSet {
   const BinCounts* counts = nullptr;  // nullptr: all rows
   int bin = 0;
   const int* binned = nullptr;
   int all_rows = 0;
+  const int* live_rows = nullptr;
 
   static RowSet of_bin(const BinCounts* counts, int bin, const int* binned) {
-    return {counts, bin, binned, 0};
+    return {counts, bin, binned, 0, nullptr};
   }
-  static RowSet all(int rows) { return {nullptr, 0, nullptr, rows}; }
+  static RowSet all(int rows, const int* live_rows) {
+    return {nullptr, 0, nullptr, rows, live_rows};
+  }
 
   // On the device: the set's size and its i-th row, read once per kernel.
   struct View {
@@ -66,7 +71,7 @@ struct RowSet {
     __device__ __forceinline__ int operator[](int i) const { return list ? list[i] : i; }
   };
   __device__ __forceinline__ View view() const {
-    if (!counts) return {nullptr, all_rows};
+    if (!counts) return {nullptr, live_rows ? min(*live_rows, all_rows) : all_rows};
     return {binned + bin_begin(counts, bin), counts->count[bin]};
   }
 };

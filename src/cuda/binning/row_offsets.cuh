@@ -10,20 +10,9 @@
 
 namespace spgemm::cuda {
 
-// A single-bin symbolic launch that runs before the analysis' verdict
-// (cuda_engine.cu): every row is counted as soon as its own indices are seen
-// to stay inside their arrays, and the counts become C's offsets only if the
-// gate the analysis kernel sets (analysis.cuh's ProductStats::small_rows)
-// opens. The extents bound those indices.
-template <class Offset>
-struct Speculation {
-  const int* gate = nullptr;  // nullptr: not speculative
-  Offset a_nnz = 0, b_nnz = 0, d_nnz = 0;
-  int b_rows = 0;
-};
-
 // Where the last block of a single-bin symbolic launch writes its results,
-// and what it posts to the host after them (also when the gate is shut).
+// and what it posts to the host after them (also when the gate kept the
+// rows out).
 template <class Offset>
 struct SmallFinish {
   int rows;
@@ -32,7 +21,6 @@ struct SmallFinish {
   int* longest;                // the largest row count
   unsigned int* blocks_done;   // zero before the first launch; left zero after each
   DevicePost post;
-  Speculation<Offset> speculation;
 };
 
 // Block-collective (blockDim.x a multiple of 32): offsets[0, rows) holds the

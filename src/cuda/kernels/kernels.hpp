@@ -44,12 +44,14 @@ void with_sort_registers(int k, F&& f) {
 // bins are skipped and grids are exact; otherwise every bin is launched with
 // a grid sized for all rows and its kernels read their count themselves), or,
 // for small products (single_bin >= 0), all rows in order through that one
-// bin's kernel, without any row lists (RowSet::all).
+// bin's kernel, without any row lists; with live_rows, only if the
+// device's gate there lets them (RowSet::all).
 struct Schedule {
   const BinCounts* counts = nullptr;
   const int* binned_rows = nullptr;
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
+  const int* live_rows = nullptr;
 };
 
 // Calls f(bin, RowSet, rows in the set) for every launch of the schedule; bin
@@ -57,7 +59,7 @@ struct Schedule {
 template <class F>
 void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s, F&& f) {
   if (s.single_bin >= 0) {
-    f(s.single_bin, RowSet::all(rows), rows);
+    f(s.single_bin, RowSet::all(rows, s.live_rows), rows);
     return;
   }
   for (int bin = 0; bin < layout.bins(); ++bin) {
@@ -69,9 +71,7 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
 // left out have no products); with `small` (a single-bin schedule) the
 // kernel's last block then turns them into C's offsets
-// (binning/row_offsets.cuh). With a gate (small->speculation) the kernel is
-// launched as a programmatic dependent of the analysis kernel before it and
-// runs beside it.
+// (binning/row_offsets.cuh).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,

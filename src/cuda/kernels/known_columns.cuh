@@ -18,6 +18,18 @@
 
 namespace spgemm::cuda {
 
+// Whether p holds on any thread of the group; the group's shared-memory
+// writes before it are seen by all after it. Group-collective.
+template <Group G>
+__device__ __forceinline__ bool group_any(bool p) {
+  if constexpr (G == Group::block) {
+    return __syncthreads_or(p) != 0;
+  } else {
+    __syncwarp();
+    return __any_sync(0xffffffffu, p) != 0;
+  }
+}
+
 // Column j of C's row (from `out`), zero-based, in 64 bits so that any value
 // a caller may have left there can be range-checked.
 template <class Value, class Offset, class Col>

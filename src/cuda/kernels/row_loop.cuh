@@ -32,18 +32,6 @@ __device__ __forceinline__ int group_in_block() {
   else return threadIdx.x / static_cast<int>(G);
 }
 
-// Whether p holds on any thread of the group; the group's shared-memory
-// writes before it are seen by all after it. Group-collective.
-template <Group G>
-__device__ __forceinline__ bool group_any(bool p) {
-  if constexpr (G == Group::block) {
-    return __syncthreads_or(p) != 0;
-  } else {
-    __syncwarp();
-    return __any_sync(0xffffffffu, p) != 0;
-  }
-}
-
 // Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).

@@ -14,32 +14,9 @@ namespace spgemm::cuda {
 
 namespace {
 
-// Whether every index the loops over `row`'s terms follow stays inside its
-// array (the thread's share of the row; false on any thread means not).
-template <bool Addend, class Offset, class Col>
-__device__ bool row_in_bounds(const Pattern<Offset, Col>& A, const Pattern<Offset, Col>& B,
-                              const Pattern<Offset, Col>& D, const Speculation<Offset>& s,
-                              int row, int rank, int threads) {
-  auto in_bounds = [](Offset begin, Offset end, Offset nnz) {
-    return begin >= 0 && begin <= end && end <= nnz;
-  };
-  const Offset a_begin = A.begin(row), a_end = A.end(row);
-  if (!in_bounds(a_begin, a_end, s.a_nnz)) return false;
-  for (Offset a = a_begin + rank; a < a_end; a += threads) {
-    const int k = A.col(a);
-    if (k < 0 || k >= s.b_rows || !in_bounds(B.begin(k), B.end(k), s.b_nnz)) return false;
-  }
-  if constexpr (Addend) return in_bounds(D.begin(row), D.end(row), s.d_nnz);
-  return true;
-}
-
 // One group of threads per row, a hash set of log2_table slots per group.
 // finish.total != nullptr (a small product's single launch over all rows):
-// the last block to finish turns the counts into C's row offsets, and posts
-// the summary. finish.speculation.gate: launched before the analysis kernel
-// has finished (configs/launch.cuh's launch_dependent), so rows whose
-// indices leave their arrays are skipped, and the last block waits for the
-// analysis and writes the offsets only if its gate opened.
+// the last block to finish turns the counts into C's row offsets.
 template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
@@ -56,20 +33,15 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashSet set{keys, log2_table};
 
-  const Speculation<Offset>& speculation = finish.speculation;
   const RowSet::View rows = row_set.view();
   for (int i = blockIdx.x * per_block + slot; i < rows.size; i += gridDim.x * per_block) {
     const int row = rows[i];
     for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
     if (rank == 0) *counter = 0;
-    const bool skip =
-        speculation.gate &&
-        group_any<G>(!row_in_bounds<Addend>(A, B, D, speculation, row, rank, threads));
     group.sync();
     int inserted = 0;
-    if (!skip)
-      for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
-                              [&](int col) { inserted += set.insert(col); });
+    for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
+                    [&](int col) { inserted += set.insert(col); });
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
     if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
@@ -83,9 +55,8 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   __syncthreads();
   if (!last) return;
   __threadfence();
-  if (speculation.gate) wait_for_primary();  // the analysis, gate included
-  if (!speculation.gate || *static_cast<const volatile int*>(speculation.gate) == finish.rows)
-    block_row_offsets(row_nnz, finish);
+  // (a shut gate ran no row: C's offsets stay untouched)
+  if (rows.size == finish.rows) block_row_offsets(row_nnz, finish);
   if (finish.post.words > 0) post_to_host(finish.post);
 }
 
@@ -138,9 +109,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  launch_dependent(limits, finish.speculation.gate != nullptr, kernel, grid, threads,
-                   b.smem_bytes, stream, A, B, D, set, log2_of_pow2(b.spec.table_size),
-                   std::min(lanes, group_threads), row_nnz, finish);
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
+                                                  std::min(lanes, group_threads), row_nnz, finish);
+  SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 // The schedule's kernels (compiled with or without D's loop, see numeric.cu).

@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -228,6 +230,27 @@ TEST_CASE("GPU SpGEMM runs on a user stream", "[gpu]") {
     REQUIRE(spgemmGetMemoryUsage(handle.h, &current, &peak) == SPGEMM_STATUS_SUCCESS);
     CHECK(peak > 0);
     CHECK(current <= peak);
+  }
+  cuda_ok(cudaStreamDestroy(stream), "stream destroy");
+}
+
+TEST_CASE("GPU small product on a stream held up by earlier work", "[gpu]") {
+  // A small product's symbolic kernel posts its summary to host memory, which
+  // the host polls for (core/context.hpp's PostBox); past
+  // kPostPollMicroseconds (1 ms) the wait becomes a stream synchronization.
+  // A host function that sleeps 20 ms holds the stream up beyond that.
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  {
+    Handle handle;
+    REQUIRE(spgemmSetStream(handle.h, stream) == SPGEMM_STATUS_SUCCESS);
+    const auto A = generate("poisson2d:60");
+    cuda_ok(cudaLaunchHostFunc(
+                stream,
+                [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
+                nullptr),
+            "cudaLaunchHostFunc");
+    check_product<double>(handle.h, A, A, 1.0, "poisson2d:60 behind 20 ms of other work");
   }
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }

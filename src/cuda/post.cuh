@@ -26,7 +26,8 @@ __device__ __forceinline__ void post_to_host(const DevicePost& post) {
     post.to[w] = from[w];
   __threadfence_system();
   __syncthreads();
-  if (threadIdx.x == 0) *reinterpret_cast<volatile unsigned long long*>(post.ticket_at) = post.ticket;
+  if (threadIdx.x == 0)
+    *reinterpret_cast<volatile unsigned long long*>(post.ticket_at) = post.ticket;
 }
 
 }  // namespace spgemm::cuda

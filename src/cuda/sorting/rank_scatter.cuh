@@ -15,9 +15,10 @@
 namespace spgemm::cuda {
 
 template <class GroupT, class Value, class Index>
-__device__ __forceinline__ void scatter_sorted_by_rank(const GroupT& group, const int* keys, const Value* values,
-                                       int n, int len, int base, Index* out_cols,
-                                       Value* out_values) {
+__device__ __forceinline__ void scatter_sorted_by_rank(const GroupT& group, const int* keys,
+                                                       const Value* values, int n, int len,
+                                                       int base, Index* out_cols,
+                                                       Value* out_values) {
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const int4* keys4 = reinterpret_cast<const int4*>(keys);  // tables are 16-byte aligned

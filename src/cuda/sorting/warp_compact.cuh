@@ -18,8 +18,8 @@ namespace spgemm::cuda {
 
 // Returns the sort length: the smallest power of two >= the entries (>= 1).
 template <class Value>
-__device__ __forceinline__ int compact_warp_table(const cooperative_groups::thread_block_tile<32>& warp,
-                                  int* keys, Value* values, int table) {
+__device__ __forceinline__ int compact_warp_table(
+    const cooperative_groups::thread_block_tile<32>& warp, int* keys, Value* values, int table) {
   const int lane = static_cast<int>(warp.thread_rank());
   const unsigned below = (1u << lane) - 1;
   int count = 0;

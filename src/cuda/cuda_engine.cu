@@ -148,10 +148,11 @@ class CudaEngine final : public Engine {
     // a gate that the analysis sets on the device, and its synchronization
     // brings the gate and the checks' verdict back. Other C with few rows
     // read their statistics back here, with the checks' verdict.
-    const int bin = speculative_bin(in);
+    const Speculative speculative = speculative_bin(in);
+    const int bin = speculative.bin;
     const bool few_rows = rows <= kSmallMaxRows;
     TermCount terms{&in, buffers_.terms, few_rows ? &summary->products : nullptr};
-    if (bin >= 0) terms.gate_max_row = symbolic_layout_.hash[bin].spec.max_size;
+    terms.gate_max_row = speculative.gate_max_row;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
@@ -287,28 +288,39 @@ class CudaEngine final : public Engine {
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, nullptr, -1};
   }
 
-  // The bin a product is tried in without knowing its statistics: the
-  // largest warp bin that small_bin allows for its rows and whose rows the
-  // numeric layout takes too; -1 if none (no rows, or more than
+  // The bin a product is tried in without knowing its statistics, and the
+  // most terms a row may have for the gate to open: the largest warp bin
+  // that small_bin allows for its rows and whose rows the numeric layout
+  // takes too, with rows of up to kSmallGateLoad of its table where the
+  // numeric layout takes those; bin -1 if none (no rows, or more than
   // kSmallMaxRows: the gate never opens for them), or if the product is not
   // expected to be small: products estimated as if every row of B had B's
   // average length, above kSmallMaxProducts. (The estimate only picks the
   // path: a skewed B that makes it miss costs one empty launch and a second
   // readback in symbolic, or one readback here.)
-  int speculative_bin(const Operands& in) const {
+  struct Speculative {
+    int bin = -1;
+    int gate_max_row = 0;
+  };
+  Speculative speculative_bin(const Operands& in) const {
     const int rows = static_cast<int>(in.A->rows);
-    if (rows == 0) return -1;
+    if (rows == 0) return {};
     const double per_b_row =
         in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
     const double estimate =
         static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
-    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallMaxProducts)) return -1;
-    int chosen = -1;
+    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallMaxProducts)) return {};
+    Speculative chosen;
     for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {
       const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;
       if (spec.group == Group::warp && small_bin(symbolic_layout_, rows, spec.max_size) == bin &&
           small_bin(numeric_layout_, rows, spec.max_size) >= 0)
-        chosen = bin;
+        chosen = {bin, spec.max_size};
+    }
+    if (chosen.bin >= 0) {
+      const int fuller = static_cast<int>(
+          symbolic_layout_.hash[chosen.bin].spec.table_size * kSmallGateLoad);
+      if (small_bin(numeric_layout_, rows, fuller) >= 0) chosen.gate_max_row = fuller;
     }
     return chosen;
   }

@@ -126,6 +126,20 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on rows of few terms", "[gpu]", float, double) {
                           TestType(-1.5), "few terms");
 }
 
+TEMPLATE_TEST_CASE("GPU small product whose longest rows fill 3/4 of the tried table", "[gpu]",
+                   float, double) {
+  // A small product is tried in the largest warp bin (512 slots) before its
+  // statistics are known, and its gate takes rows of up to 384 terms
+  // (configs/bins.hpp's kSmallGateLoad): two rows of A with 19 entries times
+  // rows of B with 20 random columns of 4000 give ~380 terms, nearly all in
+  // distinct columns.
+  Handle handle;
+  const auto A = few_long_rows(300, 4000, 2, 19, 3, 41);
+  const auto B = uniform_random(4000, 4000, 20, 42);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(0.75), "longest rows of ~380 terms");
+}
+
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
                    double) {
   Handle handle;

@@ -180,6 +180,14 @@ inline constexpr int kDenseBlockThreads = 1024;
 // largest warp bin whose tables fit, behind a gate the analysis sets on the
 // device.
 inline constexpr int kSmallMaxRows = 1 << 16;
+// The speculative bin's gate lets rows of up to this share of its table's
+// slots in terms through, beyond the bin's max_size (load <= 1/2), where the
+// numeric layout takes rows of that many: a small product's few longest rows
+// then probe a fuller table (linear probing at load 3/4: ~2.5 probes per hit,
+// ~8.5 per miss) instead of costing the product a second launch and
+// readback. lp_ship04l's longest row has 258 terms, the largest warp table
+// 512 slots (whole pipeline 72 -> XX us, H100).
+inline constexpr double kSmallGateLoad = 0.75;
 inline constexpr long long kSmallMaxProducts = 1 << 20;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 

@@ -148,8 +148,8 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // exchanges through shared memory: at 64 entries 128 broadcast-read
 // compares against 21 passes of an exchange per thread. (Ranking the whole
 // table before compacting it had most lanes idle on empty slots, 8.5 of 32
-// threads active on qh1484, and its longest rows' tables set the cost of
-// every row of a small product.)
+// threads active on qh1484 per ncu; compacting first made no difference
+// beyond noise on the bench, H100.)
 inline constexpr int kRankSortMaxEntries = 64;
 
 // Threads that count one row's products in the analysis pass: a few lanes
@@ -180,6 +180,8 @@ inline constexpr int kDenseBlockThreads = 1024;
 // largest warp bin whose tables fit, behind a gate the analysis sets on the
 // device.
 inline constexpr int kSmallMaxRows = 1 << 16;
+inline constexpr long long kSmallMaxProducts = 1 << 20;
+inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 // The speculative bin's gate lets rows of up to this share of its table's
 // slots in terms through, beyond the bin's max_size (load <= 1/2), where the
 // numeric layout takes rows of that many: a small product's few longest rows
@@ -188,8 +190,6 @@ inline constexpr int kSmallMaxRows = 1 << 16;
 // readback. lp_ship04l's longest row has 258 terms, the largest warp table
 // 512 slots (symbolic phase 24 -> 17 us, whole pipeline 70 -> 67 us, H100).
 inline constexpr double kSmallGateLoad = 0.75;
-inline constexpr long long kSmallMaxProducts = 1 << 20;
-inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 
 // Sizes at which rows change bins, passed to the binning kernels by value.
 // Bins are numbered hash bins first, then the dense bin, then the sort bins.

@@ -13,10 +13,6 @@ __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
   return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
 }
 
-__device__ __forceinline__ int bins(const BinThresholds& t) {
-  return t.hash_bins + 1 + t.sort_bins;
-}
-
 // -1 for rows that are dropped.
 __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
   const int size = size_of(s, row);
@@ -40,7 +36,7 @@ __global__ void count_kernel(RowSizes sizes, int rows, BinThresholds thresholds,
     if (bin >= 0) atomicAdd(&local[bin], 1);
   }
   __syncthreads();
-  for (int b = threadIdx.x; b < bins(thresholds); b += blockDim.x)
+  for (int b = threadIdx.x; b < thresholds.bins(); b += blockDim.x)
     if (local[b] > 0) atomicAdd(&counts->count[b], local[b]);
 }
 
@@ -58,7 +54,7 @@ __global__ void scatter_kernel(RowSizes sizes, int rows, BinThresholds threshold
     if (bin >= 0) rank = atomicAdd(&local[bin], 1);
   }
   __syncthreads();
-  for (int b = threadIdx.x; b < bins(thresholds); b += blockDim.x)
+  for (int b = threadIdx.x; b < thresholds.bins(); b += blockDim.x)
     if (local[b] > 0) base[b] = bin_begin(counts, b) + atomicAdd(&counts->cursor[b], local[b]);
   __syncthreads();
   if (bin >= 0) binned_rows[base[bin] + rank] = row;

@@ -200,6 +200,8 @@ struct BinThresholds {
   int sort_terms[kSortBinCount]{};
   int block_bin = -1;        // rows of a warp bin (below it) with at least
   int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
+
+  __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
 };
 
 // Per-bin row counts and scatter cursors, kept in device memory.
@@ -224,10 +226,11 @@ struct BinLayout {
   std::vector<HashBinLaunch> hash;
   BinThresholds thresholds;  // with the sort bins' terms
   int dense_bin() const { return static_cast<int>(hash.size()); }
-  int bins() const { return dense_bin() + 1 + thresholds.sort_bins; }
+  int bins() const { return thresholds.bins(); }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
   int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
-  // The first sort bin for rows of `terms` terms; -1 if none takes them.
+  // The first sort bin for rows of `terms` terms (binning.cu's bin_of picks
+  // the same on the device); -1 if none takes them.
   int sort_bin_for(int terms) const {
     for (int s = 0; s < thresholds.sort_bins; ++s)
       if (terms <= thresholds.sort_terms[s]) return dense_bin() + 1 + s;

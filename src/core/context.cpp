@@ -124,14 +124,13 @@ Context::PostBox Context::post_box(size_t bytes) {
     post_ = nullptr;
     post_bytes_ = 0;
     SPGEMM_CUDA_CHECK(cudaHostAlloc(&post_, needed, cudaHostAllocMapped));
-    post_bytes_ = needed;
+    SPGEMM_CUDA_CHECK(cudaHostGetDevicePointer(&post_device_, post_, 0));
     std::memset(post_, 0, needed);
+    post_bytes_ = needed;  // (last: a failure above leaves the next call to allocate again)
     last_ticket_ = 0;
   }
-  void* device = nullptr;
-  SPGEMM_CUDA_CHECK(cudaHostGetDevicePointer(&device, post_, 0));
   auto* host = static_cast<unsigned char*>(post_);
-  auto* data = static_cast<unsigned char*>(device);
+  auto* data = static_cast<unsigned char*>(post_device_);
   return {data, reinterpret_cast<unsigned long long*>(data + data_bytes), ++last_ticket_, host,
           reinterpret_cast<const volatile unsigned long long*>(host + data_bytes)};
 }

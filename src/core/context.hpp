@@ -161,6 +161,7 @@ class Context {
   void* pinned_ = nullptr;
   size_t pinned_bytes_ = 0;
   void* post_ = nullptr;  // mapped pinned memory: a box's data, then its ticket
+  void* post_device_ = nullptr;  // post_ as the device addresses it
   size_t post_bytes_ = 0;
   unsigned long long last_ticket_ = 0;
 };

@@ -18,10 +18,11 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
     // the ordered numeric kernel's scratch: behind the tables for blocks,
-    // static for warps (their blocks have a fixed size)
+    // static for warps, sized for their largest block (numeric.cu)
     const bool numeric = phase == Phase::numeric;
     const bool block = spec.group == Group::block;
-    const size_t scratch = ordered_scratch_bytes(spec.block_threads, offset_bytes);
+    const size_t scratch = ordered_scratch_bytes(
+        block ? spec.block_threads : max_block_threads(Group::warp), offset_bytes);
     const size_t ordered_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
     const size_t static_smem = numeric && !block ? scratch : 0;
     if (ordered_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins

@@ -18,6 +18,7 @@ __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThres
   const int size = size_of(s, row);
   if (size == 0) return -1;
   const int terms = s.terms[row];
+  // the sort bins as configs/bins.hpp's BinLayout::sort_bin_for numbers them
   for (int b = 0; b < t.sort_bins; ++b)
     if (terms <= t.sort_terms[b]) return t.hash_bins + 1 + b;
   for (int b = 0; b < t.hash_bins; ++b)

@@ -263,7 +263,7 @@ class CudaEngine final : public Engine {
   // nnz(C) of a small product; its numeric phase runs in the sort bin that
   // holds its row of most terms, or else in the hash bin of its longest row
   // (there is one: nnz <= terms, and the symbolic bin was only chosen where
-  // the numeric layout has one).
+  // the numeric layout has one for the same rows).
   int64_t small_nnz(const Summary& host, int rows) {
     const int sort = numeric_layout_.sort_bin_for(host.products.max);
     numeric_schedule_ = {nullptr, nullptr, nullptr,
@@ -290,8 +290,8 @@ class CudaEngine final : public Engine {
 
   // The bin a product is tried in without knowing its statistics, and the
   // most terms a row may have for the gate to open: the largest warp bin
-  // that small_bin allows for its rows and whose rows the numeric layout
-  // takes too, with rows of up to kSmallGateLoad of its table where the
+  // (for few rows, small_group: the first block bin) that small_bin allows
+  // for its rows and whose rows the numeric layout takes too, with rows of up to kSmallGateLoad of its table where the
   // numeric layout takes those; bin -1 if none (no rows, or more than
   // kSmallMaxRows: the gate never opens for them), or if the product is not
   // expected to be small: products estimated as if every row of B had B's
@@ -310,12 +310,15 @@ class CudaEngine final : public Engine {
     const double estimate =
         static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
     if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallMaxProducts)) return {};
+    const Group group = small_group(rows);
     Speculative chosen;
     for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {
       const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;
-      if (spec.group == Group::warp && small_bin(symbolic_layout_, rows, spec.max_size) == bin &&
-          small_bin(numeric_layout_, rows, spec.max_size) >= 0)
+      if (spec.group == group && small_bin(symbolic_layout_, rows, spec.max_size) == bin &&
+          small_bin(numeric_layout_, rows, spec.max_size) >= 0) {
         chosen = {bin, spec.max_size};
+        if (group == Group::block) break;
+      }
     }
     if (chosen.bin >= 0) {
       const int fuller = static_cast<int>(
@@ -326,14 +329,31 @@ class CudaEngine final : public Engine {
   }
 
   // The hash bin that takes all `rows` rows of a small product whose longest
-  // row has `size` products (or nnz), -1 if none may (configs/bins.hpp).
-  static int small_bin(const BinLayout& layout, int rows, int size) {
+  // row has `size` products (or nnz), -1 if none may (configs/bins.hpp): the
+  // first that holds the row, from the block bins on for few rows.
+  int small_bin(const BinLayout& layout, int rows, int size) const {
+    const bool blocks = small_group(rows) == Group::block;
     for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
       const HashBinSpec& spec = layout.hash[bin].spec;
+      if (blocks && spec.group != Group::block) continue;
       if (spec.max_size >= size)
         return static_cast<long long>(rows) * spec.table_size <= kSmallMaxTableSlots ? bin : -1;
     }
     return -1;
+  }
+
+  // Who takes a row of a small product: a block (of the first block bin)
+  // where so few rows leave the device mostly idle, otherwise a warp
+  // (configs/bins.hpp's kSmallBlockRowsShare).
+  Group small_group(int rows) const {
+    const DeviceLimits& limits = ctx_.limits();
+    const double resident = static_cast<double>(limits.sm_count) * limits.max_threads_per_sm;
+    for (const HashBinLaunch& b : symbolic_layout_.hash)
+      if (b.spec.group == Group::block)
+        return static_cast<double>(rows) * b.spec.block_threads <= kSmallBlockRowsShare * resident
+                   ? Group::block
+                   : Group::warp;
+    return Group::warp;
   }
 
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not

@@ -36,6 +36,7 @@ struct CountArgs {
   Offset a_nnz, b_nnz, d_nnz;
   int b_rows;
   int rows;  // 0: no count
+  int lanes;  // threads per row of A (a power of two, <= 32)
   int* sizes;
   ProductStats* stats;
   int gate_max_row;
@@ -54,13 +55,13 @@ __device__ __forceinline__ void clamped_row(const Pattern<Offset, Col>& m, Offse
   end = clamp_to(m.end(row), begin, nnz);
 }
 
-// This lane's share of the terms of `row` (lanes 0 .. kAnalysisLanes - 1).
+// This lane's share of the terms of `row` (lanes 0 .. c.lanes - 1).
 template <class Offset, class Col>
 __device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lane) {
   Offset begin, end;
   clamped_row(c.A, c.a_nnz, row, begin, end);
   long long terms = 0;
-  for (Offset i = begin + lane; i < end; i += kAnalysisLanes) {
+  for (Offset i = begin + lane; i < end; i += c.lanes) {
     const int k = c.A.col(i);
     if (k < 0 || k >= c.b_rows) continue;
     Offset b_begin, b_end;
@@ -80,7 +81,7 @@ struct MaxOp {
 };
 
 // A grid-stride kernel: the checks position by position, then the count,
-// kAnalysisLanes threads per row. The statistics go through a block
+// c.lanes threads per row. The statistics go through a block
 // reduction first, one atomic per block and statistic (one per row took
 // 6.9 us on cryg2500's 2500 rows, H100: atomics on one address queue in L2);
 // the last block to finish sets the gate.
@@ -104,13 +105,13 @@ __global__ void __launch_bounds__(kThreads)
   long long total = 0;
   int most = 0;
   // whole warps go round together (the shuffles): the stride is a multiple of 32
-  const long long threads = (static_cast<long long>(c.rows) * kAnalysisLanes + 31) / 32 * 32;
+  const long long threads = (static_cast<long long>(c.rows) * c.lanes + 31) / 32 * 32;
   for (long long t = thread; t < threads; t += stride) {
-    const int row = static_cast<int>(t / kAnalysisLanes);
-    const int lane = static_cast<int>(t % kAnalysisLanes);
+    const int row = static_cast<int>(t / c.lanes);
+    const int lane = static_cast<int>(t % c.lanes);
     long long terms = row < c.rows ? row_terms(c, row, lane) : 0;
-    for (int d = kAnalysisLanes / 2; d > 0; d /= 2)
-      terms += __shfl_down_sync(0xffffffffu, terms, d, kAnalysisLanes);
+    for (int d = c.lanes / 2; d > 0; d /= 2)
+      terms += __shfl_down_sync(0xffffffffu, terms, d, c.lanes);
     if (row < c.rows && lane == 0) {
       const int size = terms > INT_MAX ? INT_MAX : static_cast<int>(terms);
       c.sizes[row] = size;
@@ -176,9 +177,10 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.A),
          extent<Offset>(in.B),
          extent<Offset>(in.D),
-         static_cast<int>(in.B->rows), static_cast<int>(in.A->rows), terms->sizes,
-         terms->stats, terms->gate_max_row};
-    work = std::max(work, static_cast<int64_t>(c.rows) * kAnalysisLanes);
+         static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
+         lanes_for(in.A->rows, in.A->nnz, kAnalysisLanes), terms->sizes, terms->stats,
+         terms->gate_max_row};
+    work = std::max(work, static_cast<int64_t>(c.rows) * c.lanes);
   }
   if (work == 0) return;
   auto kernel = analysis_kernel<Offset, Col>;

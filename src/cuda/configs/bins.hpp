@@ -152,10 +152,12 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // beyond noise on the bench, H100.)
 inline constexpr int kRankSortMaxEntries = 64;
 
-// Threads that count one row's products in the analysis pass: a few lanes
-// keep long rows of A from serializing on one thread (one thread per row took
-// 0.41 ms on `longrows:20000`, whose longest rows have 10^4 entries) while
-// short rows waste little.
+// Threads that count one row's products in the analysis pass, at least: a
+// few lanes keep long rows of A from serializing on one thread (one thread
+// per row took 0.41 ms on `longrows:20000`, whose longest rows have 10^4
+// entries) while short rows waste little. More where A's rows are longer on
+// average (lanes_for), up to a warp: lp_ship04l (16 entries a row on
+// average, 84 at most) 16 lanes, analysis kernel 9.9 -> 8.8 us (H100).
 inline constexpr int kAnalysisLanes = 8;
 
 // Threads per block of the dense-window (long row) kernels: one row per
@@ -177,8 +179,8 @@ inline constexpr int kDenseBlockThreads = 1024;
 // kSmallMaxRows rows; where the product also looks small (estimated from
 // nnz(A) and B's average row length), the mode is tried before they are
 // known instead (cuda_engine.cu: analyze does not synchronize), in the
-// largest warp bin whose tables fit, behind a gate the analysis sets on the
-// device.
+// largest warp bin whose tables fit (for few rows the first block bin,
+// kSmallBlockRowsShare), behind a gate the analysis sets on the device.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 20;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
@@ -190,6 +192,14 @@ inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
 // readback. lp_ship04l's longest row has 258 terms, the largest warp table
 // 512 slots (symbolic phase 24 -> 17 us, whole pipeline 70 -> 67 us, H100).
 inline constexpr double kSmallGateLoad = 0.75;
+// A small product takes as long as its longest row, one chain of dependent
+// loads for the group that works on it; where its rows are so few that
+// their blocks of the first block bin take at most this share of the
+// device's resident threads, each row gets such a block instead of a warp,
+// in both phases (lp_ship04l, 402 rows, longest 84 entries and 258 terms:
+// symbolic kernel 15.3 -> 10.4 us, numeric 29 -> 14.5; qh1484, 1484 rows
+// of at most 68 terms, was no faster in blocks; H100).
+inline constexpr double kSmallBlockRowsShare = 0.5;
 
 // Sizes at which rows change bins, passed to the binning kernels by value.
 // Bins are numbered hash bins first, then the dense bin, then the sort bins.
@@ -246,8 +256,10 @@ enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
                           size_t offset_bytes);
 
-// Threads per product row of B ("lanes"): matched to B's average row length
-// so that short B rows do not leave most of a warp idle.
-int lanes_for(long long b_rows, long long b_nnz);
+// Threads per row of a matrix ("lanes", a power of two from `least` to 32):
+// matched to its average row length, so that short rows do not leave most
+// of a warp idle and long ones do not serialize. For rows of B in the
+// product loops (row_loop.cuh), for rows of A in the analysis.
+int lanes_for(long long rows, long long nnz, int least = 1);
 
 }  // namespace spgemm::cuda

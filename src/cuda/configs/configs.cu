@@ -74,9 +74,9 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   return facts;
 }
 
-int lanes_for(long long b_rows, long long b_nnz) {
-  const long long average = b_rows > 0 ? (b_nnz + b_rows - 1) / b_rows : 1;
-  int lanes = 1;
+int lanes_for(long long rows, long long nnz, int least) {
+  const long long average = rows > 0 ? (nnz + rows - 1) / rows : 1;
+  int lanes = least;
   while (lanes < 32 && lanes < average) lanes *= 2;
   return lanes;
 }

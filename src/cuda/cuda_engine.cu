@@ -54,6 +54,7 @@ struct Summary {
   long long nnz;
   ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
+  unsigned b_disorder;    // where examined: B has a row whose columns do not strictly increase
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
@@ -153,6 +154,8 @@ class CudaEngine final : public Engine {
     const bool few_rows = rows <= kSmallMaxRows;
     TermCount terms{&in, buffers_.terms, few_rows ? &summary->products : nullptr};
     terms.gate_max_row = speculative.gate_max_row;
+    b_order_examined_ = whole_b_rows_may_pay(*in.B);
+    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
@@ -215,7 +218,9 @@ class CudaEngine final : public Engine {
                                          static_cast<const Offset*>(c.row_offsets),
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),
-                                         static_cast<Value*>(c.values)};
+                                         static_cast<Value*>(c.values),
+                                         b_order_examined_ ? &buffers_.summary->b_disorder
+                                                           : nullptr};
     const WrittenArrays target{c.row_offsets, c.col_ind};
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
                                        static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
@@ -328,6 +333,13 @@ class CudaEngine final : public Engine {
     return chosen;
   }
 
+  // Whether the deterministic numeric phase may take rows of B whole
+  // (kernels/ordered_loop.cuh): only if B's rows are long enough on average
+  // (configs/bins.hpp's kWholeRowsMinBAverage) is their order examined.
+  static bool whole_b_rows_may_pay(const MatrixDesc& B) {
+    return B.rows > 0 && B.nnz >= static_cast<int64_t>(kWholeRowsMinBAverage) * B.rows;
+  }
+
   // The hash bin that takes all `rows` rows of a small product whose longest
   // row has `size` products (or nnz), -1 if none may (configs/bins.hpp): the
   // first that holds the row, from the block bins on for few rows.
@@ -401,6 +413,7 @@ class CudaEngine final : public Engine {
   BinLayout symbolic_layout_;
   BinLayout numeric_layout_;
   int lanes_ = 1;
+  bool b_order_examined_ = false;  // by analyze (whole_b_rows_may_pay)
   AnalysisBuffers buffers_;
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;

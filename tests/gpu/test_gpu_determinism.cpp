@@ -44,7 +44,10 @@ struct Spec {
 // Rows of C in every bin: a small product (poisson2d:40, all rows through
 // one kernel per phase), rows of at most 32 and 64 terms (poisson2d:300 and
 // uniform:70000:8, sort bins), short rows (warp tables), 300-5000 entries
-// (block tables), unsorted rows with repeated columns; then (long, double
+// (block tables; banded:3000:200 with rows of B taken whole,
+// kernels/ordered_loop.cuh), unsorted rows with repeated columns, sorted
+// rows of 41 entries with repeats (which rule out whole rows of B; taken
+// whole, the repeats would lose terms); then (long, double
 // only: the oracle takes seconds) more than 8192 entries (dense windows),
 // from long rows of A or from one long row of B shared by many rows.
 const Spec kSpecs[] = {
@@ -56,6 +59,7 @@ const Spec kSpecs[] = {
     {"banded:3000:200", [] { return generate("banded:3000:200"); }},
     {"repeated powerlaw:3000",
      [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
+    {"repeated banded:1000:20", [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
 };
 const Spec kLongSpecs[] = {
     {"hub:20000", [] { return generate("hub:20000"); }},

@@ -40,6 +40,7 @@ struct CountArgs {
   int* sizes;
   ProductStats* stats;
   int gate_max_row;
+  unsigned* b_disorder;  // nullptr: B's order not examined
 };
 
 template <class Offset>
@@ -80,8 +81,8 @@ struct MaxOp {
   __device__ int operator()(int a, int b) const { return a > b ? a : b; }
 };
 
-// A grid-stride kernel: the checks position by position, then the count,
-// c.lanes threads per row. The statistics go through a block
+// A grid-stride kernel: the checks position by position, then (if asked)
+// the order of B's rows, then the count, c.lanes threads per row. The statistics go through a block
 // reduction first, one atomic per block and statistic (one per row took
 // 6.9 us on cryg2500's 2500 rows, H100: atomics on one address queue in L2);
 // the last block to finish sets the gate.
@@ -101,6 +102,19 @@ __global__ void __launch_bounds__(kThreads)
                            });
   }
   if (c.rows == 0) return;
+
+  if (c.b_disorder) {  // a warp per row of B, each lane a share of its neighbours
+    const long long threads = static_cast<long long>(c.b_rows) * 32;
+    for (long long t = thread; t < threads; t += stride) {
+      const int row = static_cast<int>(t / 32);
+      Offset begin, end;
+      clamped_row(c.B, c.b_nnz, row, begin, end);
+      bool disorder = false;
+      for (Offset i = begin + 1 + static_cast<int>(t % 32); i < end; i += 32)
+        disorder |= c.B.col(i) <= c.B.col(i - 1);
+      if (disorder) atomicOr(c.b_disorder, 1u);
+    }
+  }
 
   long long total = 0;
   int most = 0;
@@ -179,8 +193,9 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
          lanes_for(in.A->rows, in.A->nnz, kAnalysisLanes), terms->sizes, terms->stats,
-         terms->gate_max_row};
+         terms->gate_max_row, terms->b_disorder};
     work = std::max(work, static_cast<int64_t>(c.rows) * c.lanes);
+    if (c.b_disorder) work = std::max(work, static_cast<int64_t>(c.b_rows) * 32);
   }
   if (work == 0) return;
   auto kernel = analysis_kernel<Offset, Col>;

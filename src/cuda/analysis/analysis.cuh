@@ -5,7 +5,8 @@
 //   - the number of terms (products a_ik * b_kj, plus the entries of D) of
 //     every row of C: an upper bound of the row's nnz and the measure of its
 //     work, O(nnz(A));
-//   - optionally their total and maximum, and the small-product gate.
+//   - optionally their total and maximum, and the small-product gate;
+//   - optionally whether B's rows all have strictly increasing columns.
 // The terms are counted while the checks run, so every index the count
 // follows is clamped into its array: a defective operand gives meaningless
 // counts but never a read outside its arrays, and nothing uses the counts
@@ -47,6 +48,10 @@ struct TermCount {
   int* sizes;
   ProductStats* stats = nullptr;
   int gate_max_row = 0;
+  // If set (zeroed before): made nonzero if a row of B has columns that do
+  // not strictly increase (unsorted or repeated; both valid input), which
+  // rules out the numeric phase's whole rows of B (kernels/ordered_loop.cuh).
+  unsigned* b_disorder = nullptr;
 };
 
 // One launch: the checks of `count` operands into found[0, count) (device

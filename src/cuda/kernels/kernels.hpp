@@ -109,6 +109,9 @@ struct NumericArgs {
   int c_base;
   Col* c_cols;
   Value* c_values;
+  // analysis.cuh's TermCount::b_disorder (device memory), nullptr if B's
+  // order was not examined: whole rows of B only where it reads 0
+  const unsigned* b_disorder;
 
   __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }

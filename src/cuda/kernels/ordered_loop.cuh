@@ -17,6 +17,17 @@
 // against 0.66 ms, H100 fp64; and racecheck cannot follow them.) The order
 // of the adds, and so every bit of C, depends only on the structure of the
 // operands and the launch configuration.
+//
+// Where B's rows are long against the group, a second order costs less:
+// the group takes A's entries one after the other and its threads the
+// entry's row of B, a thread per term, with a group barrier between entries.
+// The columns of one row of B differ, so no two threads add to one slot at
+// once and nothing needs combining (no search, no __match_any_sync, no
+// turns); only for B whose rows the analysis found strictly increasing
+// (repeated columns are valid input), and for rows of C where those steps
+// keep at least kWholeRowsMinUse of the threads busy (configs/bins.hpp).
+// Which order a row gets depends on the structure alone, so the result is as
+// reproducible as with one order.
 #pragma once
 
 #include "cuda/accumulators/atomic_add.cuh"
@@ -122,6 +133,21 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
   }
 }
 
+// D's entries of `row` (whose columns may repeat), in order. Group-collective.
+template <class Value, class Offset, class Col, class Locate>
+__device__ void add_addend_in_order(const NumericArgs<Value, Offset, Col>& args, int row,
+                                    int rank, int threads, Locate&& locate, Value* values) {
+  const Offset d_begin = args.D.begin(row);
+  add_terms_in_order(
+      static_cast<long long>(args.D.end(row) - d_begin), rank, threads,
+      [&](long long p, int& slot, Value& value) {
+        if (!locate(args.D.col(d_begin + p), slot)) return false;
+        value = args.addend(d_begin + p);
+        return true;
+      },
+      values);
+}
+
 // All the terms of `row` of C, products then (Addend) D's entries, through
 // locate(col, slot&) -> whether the column has a slot. Group-collective.
 template <bool Addend, class Value, class Offset, class Col, class Locate>
@@ -166,23 +192,56 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
         values);
     group_sync(threads);  // the scratch is reused by the next chunk
   }
-  if constexpr (Addend) {
-    const Offset d_begin = args.D.begin(row);
-    add_terms_in_order(
-        static_cast<long long>(args.D.end(row) - d_begin), rank, threads,
-        [&](long long p, int& slot, Value& value) {
-          if (!locate(args.D.col(d_begin + p), slot)) return false;
-          value = args.addend(d_begin + p);
-          return true;
-        },
-        values);
+  if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
+}
+
+// Whether taking the rows of B whole (see the top) keeps at least
+// kWholeRowsMinUse of the group's threads busy over `row`'s steps: one pass
+// over the lengths of the row's rows of B. Group-collective.
+template <class Value, class Offset, class Col>
+__device__ bool whole_b_rows_pay(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
+                                 int threads, long long* partial) {
+  const auto& A = args.A;
+  const auto& B = args.B;
+  long long terms = 0, steps = 0;
+  for (Offset a = A.begin(row) + rank; a < A.end(row); a += threads) {
+    const int k = A.col(a);
+    const long long length = B.end(k) - B.begin(k);
+    terms += length;
+    steps += (length + threads - 1) / threads;
   }
+  long long all_terms = 0, all_steps = 0;
+  group_exclusive_sum(terms, rank, threads, partial, all_terms);
+  group_exclusive_sum(steps, rank, threads, partial, all_steps);
+  return static_cast<double>(all_terms) >=
+         kWholeRowsMinUse * static_cast<double>(all_steps) * threads;
+}
+
+// All the terms of `row` with the rows of B taken whole (see the top):
+// products entry by entry of A, then (Addend) D's entries as in
+// add_row_in_order. Group-collective.
+template <bool Addend, class Value, class Offset, class Col, class Locate>
+__device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
+                                  int threads, Locate&& locate, Value* values) {
+  const auto& A = args.A;
+  const auto& B = args.B;
+  const Offset a_end = A.end(row);
+  for (Offset a = A.begin(row); a < a_end; ++a) {
+    const int k = A.col(a);
+    const Offset b_end = B.end(k);
+    for (Offset b = B.begin(k) + rank; b < b_end; b += threads) {
+      int slot;
+      if (locate(B.col(b), slot)) values[slot] += args.product(a, b);
+    }
+    group_sync(threads);  // the next entry's terms may go to the same slots
+  }
+  if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
 }
 
 // What the numeric kernels call: adds every term of `row` of C (products,
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
-// reused row's columns). Ordered: in the fixed order above, through scratch
+// reused row's columns). Ordered: in one of the fixed orders above, through scratch
 // (the group's slice of its block's ChunkScratch); otherwise with atomics, `lanes`
 // threads per row of B. Group-collective.
 template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
@@ -191,9 +250,12 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
                                                const ChunkScratch<Offset>& scratch,
                                                Locate&& locate, Value* values) {
   if constexpr (Ordered) {
-    add_row_in_order<Addend>(
-        args, row, rank, threads, scratch,
-        [&](int col, int& slot) { return (slot = locate(col)) >= 0; }, values);
+    auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
+    if (args.b_disorder && *args.b_disorder == 0 &&
+        whole_b_rows_pay(args, row, rank, threads, scratch.partial))
+      add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
+    else
+      add_row_in_order<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {
     auto add = [&](int col, Value term) {
       const int slot = locate(col);

@@ -3,6 +3,7 @@
 #include "core/arena.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -62,9 +63,38 @@ Context::~Context() {
   DeviceGuard guard(*this);
   if (pinned_) cudaFreeHost(pinned_);
   if (post_) cudaFreeHost(post_);
+  for (int i = 0; i < kSideStreams; ++i) {
+    if (side_[i]) cudaStreamDestroy(side_[i]);  // returns at once; queued work still runs
+    if (join_events_[i]) cudaEventDestroy(join_events_[i]);
+  }
+  if (fork_event_) cudaEventDestroy(fork_event_);
   // No synchronization here (the caller's stream may already be gone): a pool
   // with frees still in flight is released by the driver once they land.
   if (pool_) cudaMemPoolDestroy(pool_);
+}
+
+const cudaStream_t* Context::fork(int n) {
+  n = std::min(n, kSideStreams);
+  if (!fork_event_) {
+    for (int i = 0; i < kSideStreams; ++i) {
+      SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&side_[i], cudaStreamNonBlocking));
+      SPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&join_events_[i], cudaEventDisableTiming));
+    }
+    SPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming));
+  }
+  SPGEMM_CUDA_CHECK(cudaEventRecord(fork_event_, stream_));
+  for (int i = 0; i < n; ++i) SPGEMM_CUDA_CHECK(cudaStreamWaitEvent(side_[i], fork_event_, 0));
+  return side_;
+}
+
+cudaError_t Context::join(int n) noexcept {
+  cudaError_t first = cudaSuccess;
+  for (int i = 0; i < std::min(n, kSideStreams); ++i) {
+    cudaError_t err = cudaEventRecord(join_events_[i], side_[i]);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(stream_, join_events_[i], 0);
+    if (first == cudaSuccess) first = err;
+  }
+  return first;
 }
 
 WorkspaceBlock Context::allocate(size_t bytes) {

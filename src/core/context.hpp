@@ -114,6 +114,17 @@ class Context {
   void wait_for(const PostBox& box);
   static constexpr int kPostPollMicroseconds = 1000;
 
+  // Streams beside the handle's, for independent kernels of one phase that
+  // may run at once (the bins, cuda_engine.cu): fork(n) makes the first n
+  // (at most kSideStreams) wait for the work enqueued on the handle's stream
+  // so far and returns them; join(n) makes the handle's stream wait for
+  // theirs and returns the first error (it also runs when a launch threw:
+  // no later free on the handle's stream may overtake their kernels).
+  // Created at the first fork, on the handle's device.
+  static constexpr int kSideStreams = 4;
+  const cudaStream_t* fork(int n);
+  cudaError_t join(int n) noexcept;
+
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
   // that follow fail and report it.
@@ -164,6 +175,9 @@ class Context {
   void* post_device_ = nullptr;  // post_ as the device addresses it
   size_t post_bytes_ = 0;
   unsigned long long last_ticket_ = 0;
+  cudaStream_t side_[kSideStreams] = {};
+  cudaEvent_t fork_event_ = nullptr;
+  cudaEvent_t join_events_[kSideStreams] = {};
 };
 
 }  // namespace spgemm

@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace spgemm {
 
@@ -100,6 +101,34 @@ class AnalysisBuffers {
 
  private:
   DeviceBuffer<unsigned char> block_;
+};
+
+// The side streams of one phase's bins (kernels.hpp's LaunchStreams):
+// forked from the handle's stream for `launches` launches, joined to it
+// again by done(), or on the way out if a launch threw.
+class BinFork {
+ public:
+  BinFork(Context& ctx, int launches)
+      : ctx_(ctx), sides_(std::min(std::max(launches - 1, 0), Context::kSideStreams)) {
+    streams_.main = ctx.stream();
+    if (sides_ > 0) streams_.side = ctx.fork(sides_);
+    streams_.sides = sides_;
+  }
+  ~BinFork() {
+    if (sides_ > 0) ctx_.join(sides_);
+  }
+  BinFork(const BinFork&) = delete;
+  BinFork& operator=(const BinFork&) = delete;
+  const LaunchStreams& streams() const { return streams_; }
+  void done() {
+    const int sides = std::exchange(sides_, 0);
+    if (sides > 0) SPGEMM_CUDA_CHECK(ctx_.join(sides));
+  }
+
+ private:
+  Context& ctx_;
+  int sides_;
+  LaunchStreams streams_;
 };
 
 template <class Value>
@@ -189,9 +218,12 @@ class CudaEngine final : public Engine {
       return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
     // Rows without products are not binned: their count stays 0.
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
+    BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, symbolic_schedule_, offsets, nullptr, stream);
+                                 rows, lanes_, symbolic_schedule_, offsets, nullptr,
+                                 fork.streams());
+    fork.done();
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
@@ -222,9 +254,11 @@ class CudaEngine final : public Engine {
                                          b_order_examined_ ? &buffers_.summary->b_disorder
                                                            : nullptr};
     const WrittenArrays target{c.row_offsets, c.col_ind};
+    BinFork fork(ctx_, scheduled_launches(numeric_layout_, numeric_schedule_));
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
                                        static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
-                                       target == written_, numeric_schedule_, ctx_.stream());
+                                       target == written_, numeric_schedule_, fork.streams());
+    fork.done();
     written_ = target;
   }
 
@@ -258,7 +292,7 @@ class CudaEngine final : public Engine {
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, symbolic_schedule_, offsets, &finish,
-                                 ctx_.stream());
+                                 LaunchStreams{ctx_.stream()});
     ctx_.wait_for(box);
     Summary host;
     std::memcpy(&host, box.host_data, sizeof(Summary));

@@ -54,18 +54,46 @@ struct Schedule {
   const int* live_rows = nullptr;
 };
 
-// Calls f(bin, RowSet, rows in the set) for every launch of the schedule; bin
-// layout.dense_bin() is the dense-window bin, those after it the sort bins.
+// The streams a schedule's launches go to: the first to `main`, the others
+// in turn to `side` streams, which the caller forks from main before and
+// joins to it after (cuda_engine.cu), so that the bins' kernels run at once.
+struct LaunchStreams {
+  cudaStream_t main = nullptr;
+  const cudaStream_t* side = nullptr;
+  int sides = 0;
+  cudaStream_t of(int launch) const {
+    return launch == 0 || sides == 0 ? main : side[(launch - 1) % sides];
+  }
+};
+
+// Calls f(bin, RowSet, rows in the set, stream) for every launch of the
+// schedule; bin layout.dense_bin() is the dense-window bin, those after it
+// the sort bins. The bins of the longest rows come first (the dense bin,
+// then the hash bins from the largest down, then the sort bins): few rows of
+// much work each, which the many short rows of the others then run beside.
 template <class F>
-void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s, F&& f) {
+void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s,
+                            const LaunchStreams& streams, F&& f) {
   if (s.single_bin >= 0) {
-    f(s.single_bin, RowSet::all(rows, s.live_rows), rows);
+    f(s.single_bin, RowSet::all(rows, s.live_rows), rows, streams.main);
     return;
   }
-  for (int bin = 0; bin < layout.bins(); ++bin) {
+  int launch = 0;
+  auto visit = [&](int bin) {
     const int n = s.host_counts ? s.host_counts->count[bin] : rows;
-    if (n > 0) f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows), n);
-  }
+    if (n > 0) f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows), n, streams.of(launch++));
+  };
+  for (int bin = layout.dense_bin(); bin >= 0; --bin) visit(bin);
+  for (int bin = layout.dense_bin() + 1; bin < layout.bins(); ++bin) visit(bin);
+}
+
+// The number of launches for_each_scheduled_bin makes.
+inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
+  if (s.single_bin >= 0) return 1;
+  int launches = 0;
+  for (int bin = 0; bin < layout.bins(); ++bin)
+    launches += !s.host_counts || s.host_counts->count[bin] > 0;
+  return launches;
 }
 
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
@@ -76,7 +104,7 @@ template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                      const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
-                     cudaStream_t stream);
+                     const LaunchStreams& streams);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse
@@ -129,6 +157,6 @@ struct NumericArgs {
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, cudaStream_t stream);
+                    bool reuse, const Schedule& schedule, const LaunchStreams& streams);
 
 }  // namespace spgemm::cuda

@@ -269,8 +269,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
-                 const Schedule& s, cudaStream_t stream) {
-  for_each_scheduled_bin(layout, rows, s, [&](int bin, RowSet set, int rows_in_set) {
+                 const Schedule& s, const LaunchStreams& streams) {
+  for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
+                                                       cudaStream_t stream) {
     if (bin == layout.dense_bin()) {
       auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
       const size_t smem_limit = dynamic_smem_limit(kernel, limits);
@@ -308,10 +309,10 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, cudaStream_t stream) {
+                    bool reuse, const Schedule& schedule, const LaunchStreams& streams) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, stream);
+      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, streams);
     });
   });
 }
@@ -319,7 +320,7 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
-      bool, bool, const Schedule&, cudaStream_t);
+      bool, bool, const Schedule&, const LaunchStreams&);
 #define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)

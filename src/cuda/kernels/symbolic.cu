@@ -119,9 +119,10 @@ template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                  const Schedule& s, Offset* row_nnz, const SmallFinish<Offset>* small,
-                 cudaStream_t stream) {
+                 const LaunchStreams& streams) {
   const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
-  for_each_scheduled_bin(layout, rows, s, [&](int bin, RowSet set, int rows_in_set) {
+  for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
+                                                       cudaStream_t stream) {
     if (bin == layout.dense_bin()) {
       auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
       const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
@@ -148,9 +149,9 @@ template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                      const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
-                     cudaStream_t stream) {
+                     const LaunchStreams& streams) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, small, stream);
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, small, streams);
   });
 }
 
@@ -158,7 +159,8 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
                                              Pattern<Offset, Col>, int, int, const Schedule&, \
-                                             Offset*, const SmallFinish<Offset>*, cudaStream_t);
+                                             Offset*, const SmallFinish<Offset>*,             \
+                                             const LaunchStreams&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

@@ -49,7 +49,8 @@ struct Spec {
 // rows of 41 entries with repeats (which rule out whole rows of B; taken
 // whole, the repeats would lose terms); then (long, double
 // only: the oracle takes seconds) more than 8192 entries (dense windows),
-// from long rows of A or from one long row of B shared by many rows.
+// from long rows of A or from one long row of B shared by many rows, also
+// wider than one window.
 const Spec kSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
@@ -64,6 +65,10 @@ const Spec kSpecs[] = {
 const Spec kLongSpecs[] = {
     {"hub:20000", [] { return generate("hub:20000"); }},
     {"longrows:20000", [] { return generate("longrows:20000"); }},
+    // rows of 30000 entries over 60000 columns: several windows, and sorted
+    // rows of B of 8.6 entries on average, so each window numbers only its
+    // own terms (ColumnWindow in kernels/ordered_loop.cuh)
+    {"hub:60000:30000:3000:8", [] { return generate("hub:60000:30000:3000:8"); }},
 };
 
 template <class V, class Offset, class Col>

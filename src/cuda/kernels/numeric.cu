@@ -145,6 +145,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
+      // (a row of one window takes all its terms, without searching B's rows)
+      const bool one_window = w0 == lo && hi - lo < window;
       accumulate_row<Addend, Ordered>(
           args, row, threadIdx.x, blockDim.x, lanes, scratch,
           [&](int col) {
@@ -153,7 +155,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
             acc.mask.set(static_cast<int>(offset));
             return static_cast<int>(offset);
           },
-          acc.values);
+          acc.values, one_window ? ColumnWindow{} : ColumnWindow{w0, w0 + window});
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.

@@ -133,6 +133,27 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
   }
 }
 
+// Columns [begin, end) of a dense window (numeric.cu): the ordered adds
+// number only the terms of B's entries there, found by a binary search in
+// each row of B, where B's rows are sorted (b_disorder reads 0). Empty
+// (end <= begin): every term, filtered by locate.
+struct ColumnWindow {
+  long long begin = 0;
+  long long end = 0;
+};
+
+// The first position in [lo, hi) of B's sorted row whose column is >= col.
+template <class Offset, class Col>
+__device__ __forceinline__ Offset first_column_at(const Pattern<Offset, Col>& B, Offset lo,
+                                                  Offset hi, long long col) {
+  while (lo < hi) {
+    const Offset mid = lo + (hi - lo) / 2;
+    if (B.col(mid) < col) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 // D's entries of `row` (whose columns may repeat), in order. Group-collective.
 template <class Value, class Offset, class Col, class Locate>
 __device__ void add_addend_in_order(const NumericArgs<Value, Offset, Col>& args, int row,
@@ -153,7 +174,7 @@ __device__ void add_addend_in_order(const NumericArgs<Value, Offset, Col>& args,
 template <bool Addend, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
                                  int threads, const ChunkScratch<Offset>& scratch,
-                                 Locate&& locate, Value* values) {
+                                 const ColumnWindow& window, Locate&& locate, Value* values) {
   const auto& A = args.A;
   const auto& B = args.B;
   const Offset a_begin = A.begin(row);
@@ -165,7 +186,12 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     if (e < entries) {
       const int k = A.col(a_begin + e);
       b_begin = B.begin(k);
-      length = static_cast<long long>(B.end(k) - b_begin);
+      Offset b_end = B.end(k);
+      if (window.end > window.begin) {  // only the entries in the window
+        b_begin = first_column_at(B, b_begin, b_end, window.begin);
+        b_end = first_column_at(B, b_begin, b_end, window.end);
+      }
+      length = static_cast<long long>(b_end - b_begin);
     }
     long long products = 0;
     scratch.start[rank] = group_exclusive_sum(length, rank, threads, scratch.partial, products);
@@ -242,20 +268,23 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
 // reused row's columns). Ordered: in one of the fixed orders above, through scratch
+// (window: see ColumnWindow)
 // (the group's slice of its block's ChunkScratch); otherwise with atomics, `lanes`
 // threads per row of B. Group-collective.
 template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
                                                int row, int rank, int threads, int lanes,
                                                const ChunkScratch<Offset>& scratch,
-                                               Locate&& locate, Value* values) {
+                                               Locate&& locate, Value* values,
+                                               ColumnWindow window = {}) {
   if constexpr (Ordered) {
     auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
-    if (args.b_disorder && *args.b_disorder == 0 &&
-        whole_b_rows_pay(args, row, rank, threads, scratch.partial))
+    const bool b_sorted = args.b_disorder && *args.b_disorder == 0;
+    if (b_sorted && whole_b_rows_pay(args, row, rank, threads, scratch.partial))
       add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
     else
-      add_row_in_order<Addend>(args, row, rank, threads, scratch, slot_of, values);
+      add_row_in_order<Addend>(args, row, rank, threads, scratch,
+                               b_sorted ? window : ColumnWindow{}, slot_of, values);
   } else {
     auto add = [&](int col, Value term) {
       const int slot = locate(col);

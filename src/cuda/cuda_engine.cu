@@ -330,8 +330,9 @@ class CudaEngine final : public Engine {
   // The bin a product is tried in without knowing its statistics, and the
   // most terms a row may have for the gate to open: the largest warp bin
   // (for few rows, small_group: the first block bin) that small_bin allows
-  // for its rows and whose rows the numeric layout takes too, with rows of up to kSmallGateLoad of its table where the
-  // numeric layout takes those; bin -1 if none (no rows, or more than
+  // for its rows and whose rows the numeric layout takes too, with rows of
+  // up to kSmallGateLoad of its table where the numeric layout takes those;
+  // bin -1 if none (no rows, or more than
   // kSmallMaxRows: the gate never opens for them), or if the product is not
   // expected to be small: products estimated as if every row of B had B's
   // average length, above kSmallMaxProducts. (The estimate only picks the

@@ -60,7 +60,8 @@ const Spec kSpecs[] = {
     {"banded:3000:200", [] { return generate("banded:3000:200"); }},
     {"repeated powerlaw:3000",
      [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
-    {"repeated banded:1000:20", [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
+    {"repeated banded:1000:20",
+     [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
 };
 const Spec kLongSpecs[] = {
     {"hub:20000", [] { return generate("hub:20000"); }},

@@ -82,10 +82,10 @@ struct MaxOp {
 };
 
 // A grid-stride kernel: the checks position by position, then (if asked)
-// the order of B's rows, then the count, c.lanes threads per row. The statistics go through a block
-// reduction first, one atomic per block and statistic (one per row took
-// 6.9 us on cryg2500's 2500 rows, H100: atomics on one address queue in L2);
-// the last block to finish sets the gate.
+// the order of B's rows, then the count, c.lanes threads per row. The
+// statistics go through a block reduction first, one atomic per block and
+// statistic (one per row took 6.9 us on cryg2500's 2500 rows, H100: atomics
+// on one address queue in L2); the last block to finish sets the gate.
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kThreads)
     analysis_kernel(CheckedViews<Offset, Col> checks, CsrDefects* found, CountArgs<Offset, Col> c) {

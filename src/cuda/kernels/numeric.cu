@@ -136,6 +136,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   // The row's entries in columns [lo, hi], window by window; returns how
   // many the row has there (block-uniform).
   auto fill_windows = [&](int row, Offset out, int len, int lo, int hi) {
+    // more than one window: each numbers only its own terms (ColumnWindow)
+    const bool windows = hi - lo >= window;
     int written = 0;
     for (long long w0 = lo; w0 <= hi && written < len; w0 += window) {
       // only the part of the window the row's column span reaches
@@ -145,8 +147,6 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      // (a row of one window takes all its terms, without searching B's rows)
-      const bool one_window = w0 == lo && hi - lo < window;
       accumulate_row<Addend, Ordered>(
           args, row, threadIdx.x, blockDim.x, lanes, scratch,
           [&](int col) {
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
             acc.mask.set(static_cast<int>(offset));
             return static_cast<int>(offset);
           },
-          acc.values, one_window ? ColumnWindow{} : ColumnWindow{w0, w0 + window});
+          acc.values, windows ? ColumnWindow{w0, w0 + window} : ColumnWindow{});
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.

@@ -332,12 +332,12 @@ class CudaEngine final : public Engine {
   // (for few rows, small_group: the first block bin) that small_bin allows
   // for its rows and whose rows the numeric layout takes too, with rows of
   // up to kSmallGateLoad of its table where the numeric layout takes those;
-  // bin -1 if none (no rows, or more than
-  // kSmallMaxRows: the gate never opens for them), or if the product is not
-  // expected to be small: products estimated as if every row of B had B's
-  // average length, above kSmallMaxProducts. (The estimate only picks the
-  // path: a skewed B that makes it miss costs one empty launch and a second
-  // readback in symbolic, or one readback here.)
+  // bin -1 if none (no rows, or more than kSmallMaxRows: the gate never
+  // opens for them), or if the product is not expected to be small:
+  // products estimated as if every row of B had B's average length, above
+  // kSmallMaxProducts. (The estimate only picks the path: a skewed B that
+  // makes it miss costs one empty launch and a second readback in symbolic,
+  // or one readback here.)
   struct Speculative {
     int bin = -1;
     int gate_max_row = 0;

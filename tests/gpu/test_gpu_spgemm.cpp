@@ -132,12 +132,23 @@ TEMPLATE_TEST_CASE("GPU small product whose longest rows fill 3/4 of the tried t
   // statistics are known, and its gate takes rows of up to 384 terms
   // (configs/bins.hpp's kSmallGateLoad): two rows of A with 19 entries times
   // rows of B with 20 random columns of 4000 give ~380 terms, nearly all in
-  // distinct columns.
+  // distinct columns. 3000 rows keep it in warps: a block per row is only
+  // for fewer (kSmallBlockRowsShare, about 1000 on a device of 132 SMs).
+  Handle handle;
+  const auto A = few_long_rows(3000, 4000, 2, 19, 3, 41);
+  const auto B = uniform_random(4000, 4000, 20, 42);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(0.75), "longest rows of ~380 terms");
+}
+
+TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", float, double) {
+  // 300 rows: each row of the small product gets a block of the first block
+  // bin in both phases (kSmallBlockRowsShare), the longest of ~380 terms.
   Handle handle;
   const auto A = few_long_rows(300, 4000, 2, 19, 3, 41);
   const auto B = uniform_random(4000, 4000, 20, 42);
   check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
-                          TestType(0.75), "longest rows of ~380 terms");
+                          TestType(0.75), "300 rows in blocks");
 }
 
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,

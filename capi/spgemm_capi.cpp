@@ -10,6 +10,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -210,6 +211,42 @@ SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* ena
   });
 }
 
+SPGEMM_API spgemmStatus_t spgemmSetDevices(spgemmHandle_t handle, int count, const int* devices) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_devices(devices, count);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetDevices(spgemmHandle_t handle, int capacity, int* devices,
+                                           int* count) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(count, "count");
+    if (capacity < 0 || (capacity > 0 && !devices))
+      fail(SPGEMM_STATUS_INVALID_VALUE, "capacity must be >= 0, devices not NULL if it is > 0");
+    const auto& parts = handle->ctx->partitioning().parts;
+    *count = static_cast<int>(parts.size());
+    for (int i = 0; i < capacity && i < *count; ++i) devices[i] = parts[i]->device();
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int count,
+                                                   const double* shares) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_partition_shares(shares, count);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
+                                                        int64_t minProducts) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_partition_min_products(minProducts);
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,
                                           void* values, spgemmIndexType_t offsetType,
@@ -363,6 +400,27 @@ SPGEMM_API spgemmStatus_t spgemmNumericWithAddend(spgemmHandle_t handle, spgemmP
   return guarded(__func__, [&] {
     require_plan(handle, plan);
     plan->plan->numeric(alpha, beta);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanGetPartition(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 int capacity, int* parts, int* devices,
+                                                 int64_t* firstRows, int64_t* rows,
+                                                 int64_t* products, float* numericMs) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    require_output(parts, "parts");
+    if (capacity < 0) fail(SPGEMM_STATUS_INVALID_VALUE, "capacity must be >= 0");
+    const std::vector<spgemm::PartReport> report = plan->plan->partition();
+    *parts = static_cast<int>(report.size());
+    for (int i = 0; i < capacity && i < *parts; ++i) {
+      const spgemm::PartReport& r = report[static_cast<size_t>(i)];
+      if (devices) devices[i] = r.device;
+      if (firstRows) firstRows[i] = r.first_row;
+      if (rows) rows[i] = r.rows;
+      if (products) products[i] = r.products;
+      if (numericMs) numericMs[i] = r.numeric_ms;
+    }
   });
 }
 

@@ -157,6 +157,36 @@ SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, 
 SPGEMM_API spgemmStatus_t spgemmSetDeterministic(spgemmHandle_t handle, int enabled);
 SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* enabled);
 
+/* ---- several GPUs (docs/scaling.md) ------------------------------------ */
+/* The devices that compute the products of plans created on this handle from
+ * now on (plans created before keep what they were created with). Each entry
+ * is one part of every large product, with a stream and a memory pool of its
+ * own; an ordinal may appear more than once. A, B, D and C stay on the
+ * handle's device: the rows of op(A) are split among the parts by predicted
+ * cost (the products of each row), each part computes its rows of C, and C
+ * is assembled on the handle's device, ordered on the handle's stream like
+ * any call. Parts on other devices get copies of their operands (peer to peer
+ * where the devices allow it), values again at every numeric phase.
+ * Products of fewer than spgemmSetPartitionMinProducts products run whole on
+ * the handle's device. count 0 (devices NULL): the handle's device alone.
+ * Host-memory plans ignore the setting. SPGEMM_STATUS_INVALID_VALUE for an
+ * ordinal that does not exist or count outside [0, SPGEMM_MAX_DEVICES];
+ * SPGEMM_STATUS_NO_DEVICE without a GPU. */
+#define SPGEMM_MAX_DEVICES 16
+SPGEMM_API spgemmStatus_t spgemmSetDevices(spgemmHandle_t handle, int count, const int* devices);
+/* *count receives the number of devices set (0: none); the first `capacity`
+ * of them go to devices (NULL ok with capacity 0). */
+SPGEMM_API spgemmStatus_t spgemmGetDevices(spgemmHandle_t handle, int capacity, int* devices,
+                                           int* count);
+/* The parts' shares of the products: count entries (that of spgemmSetDevices),
+ * each >= 0, not all 0; count 0 (shares NULL): equal shares (the default). */
+SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int count,
+                                                   const double* shares);
+/* Products below which a product is not split (negative: the library's
+ * default, docs/scaling.md; 0: every product with rows is split). */
+SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
+                                                        int64_t minProducts);
+
 /* ---- CSR descriptors (never own the arrays) ---------------------------- */
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,
@@ -240,6 +270,20 @@ SPGEMM_API spgemmStatus_t spgemmNumeric(spgemmHandle_t handle, spgemmPlan_t plan
  * structure) are picked up like those of A and B. */
 SPGEMM_API spgemmStatus_t spgemmNumericWithAddend(spgemmHandle_t handle, spgemmPlan_t plan,
                                                   const void* alpha, const void* beta);
+
+/* After spgemmAnalyze: how the plan's rows are split among the handle's
+ * devices (spgemmSetDevices). *parts receives the number of parts: 1 when the
+ * product runs whole, on the handle's device or the host. For each of the
+ * first `capacity` parts, the arrays that are not NULL receive its device
+ * ordinal (-1: the host), its first row of C, its number of rows, its
+ * predicted cost in products (-1 where not computed: products that run
+ * whole without a split), and the milliseconds of its last numeric phase
+ * (-1 before the first, or where not timed: products that run whole); with
+ * numericMs the call waits for that phase to finish. */
+SPGEMM_API spgemmStatus_t spgemmPlanGetPartition(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 int capacity, int* parts, int* devices,
+                                                 int64_t* firstRows, int64_t* rows,
+                                                 int64_t* products, float* numericMs);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace spgemm {
 
@@ -17,6 +18,23 @@ int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
   SPGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
   return value;
+}
+
+// Lets `from` address `to`'s memory directly where the hardware allows it
+// (copies between them then go peer to peer instead of through the host).
+void enable_peer_access(int from, int to) {
+  int can = 0;
+  if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+    cudaGetLastError();
+    return;
+  }
+  int previous = -1;
+  SPGEMM_CUDA_CHECK(cudaGetDevice(&previous));
+  SPGEMM_CUDA_CHECK(cudaSetDevice(from));
+  const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
+  cudaSetDevice(previous);
+  if (err == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+  else SPGEMM_CUDA_CHECK(err);
 }
 
 }  // namespace
@@ -29,7 +47,24 @@ Context::Context() {
     no_device_reason_ = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device found";
     return;
   }
-  SPGEMM_CUDA_CHECK(cudaGetDevice(&device_));
+  int device = -1;
+  SPGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  bind(device);
+}
+
+Context::Context(int device) {
+  bind(device);
+  DeviceGuard guard(*this);
+  const cudaError_t err = cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking);
+  if (err != cudaSuccess) {
+    cudaMemPoolDestroy(pool_);  // the destructor does not run for a throwing constructor
+    SPGEMM_CUDA_CHECK(err);
+  }
+  stream_ = own_stream_;
+}
+
+void Context::bind(int device) {
+  device_ = device;
   limits_.device = device_;
   limits_.sm_count = attribute(cudaDevAttrMultiProcessorCount, device_);
   limits_.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device_);
@@ -68,9 +103,53 @@ Context::~Context() {
     if (join_events_[i]) cudaEventDestroy(join_events_[i]);
   }
   if (fork_event_) cudaEventDestroy(fork_event_);
+  if (own_stream_) cudaStreamDestroy(own_stream_);
   // No synchronization here (the caller's stream may already be gone): a pool
   // with frees still in flight is released by the driver once they land.
   if (pool_) cudaMemPoolDestroy(pool_);
+}
+
+void Context::set_devices(const int* devices, int count) {
+  if (count < 0 || count > SPGEMM_MAX_DEVICES || (count > 0 && !devices))
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         "count must be in [0, " + std::to_string(SPGEMM_MAX_DEVICES) +
+             "] and devices not NULL when count > 0");
+  if (count > 0 && !has_device())
+    fail(SPGEMM_STATUS_NO_DEVICE, std::string("no usable GPU: ") + no_device_reason_);
+  int available = 0;
+  if (count > 0) SPGEMM_CUDA_CHECK(cudaGetDeviceCount(&available));
+  for (int i = 0; i < count; ++i)
+    if (devices[i] < 0 || devices[i] >= available)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "device " + std::to_string(devices[i]) +
+                                            " does not exist (" + std::to_string(available) +
+                                            " devices)");
+  std::vector<std::shared_ptr<Context>> parts;
+  for (int i = 0; i < count; ++i) {
+    parts.push_back(std::make_shared<Context>(devices[i]));
+    enable_peer_access(device_, devices[i]);
+    enable_peer_access(devices[i], device_);
+  }
+  partitioning_.parts = std::move(parts);
+  partitioning_.shares.clear();
+}
+
+void Context::set_partition_shares(const double* shares, int count) {
+  if (count == 0 && !shares) {
+    partitioning_.shares.clear();
+    return;
+  }
+  if (!shares || count != static_cast<int>(partitioning_.parts.size()))
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         "shares must have one entry per device set with spgemmSetDevices (" +
+             std::to_string(partitioning_.parts.size()) + "), or be NULL with count 0");
+  double sum = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!(shares[i] >= 0) || shares[i] > 1e300)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "shares must be finite and >= 0");
+    sum += shares[i];
+  }
+  if (!(sum > 0)) fail(SPGEMM_STATUS_INVALID_VALUE, "shares must not all be 0");
+  partitioning_.shares.assign(shares, shares + count);
 }
 
 const cudaStream_t* Context::fork(int n) {

@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
+#include <vector>
 
 namespace spgemm {
 
@@ -45,9 +47,24 @@ struct WorkspaceBlock {
   Arena* arena = nullptr;
 };
 
+class Context;
+
+// How plans of a handle split their rows among devices (spgemmSetDevices,
+// src/multi/): one part per entry of `parts` (its own context: device,
+// stream, pool), rows shared by predicted cost in proportion to `shares`
+// (empty: equal), for products of at least `min_products` products.
+struct Partitioning {
+  std::vector<std::shared_ptr<Context>> parts;
+  std::vector<double> shares;
+  long long min_products = -1;  // negative: the library's default
+};
+
 class Context {
  public:
   Context();  // binds to the current device when there is one
+  // Binds to `device` with a stream of its own (non-blocking, destroyed with
+  // the context): one part of a multi-device handle.
+  explicit Context(int device);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -125,6 +142,15 @@ class Context {
   const cudaStream_t* fork(int n);
   cudaError_t join(int n) noexcept;
 
+  // The devices the handle's products are split among (empty: none set).
+  // set_devices checks the ordinals, makes a context per entry and lets the
+  // handle's device and theirs reach each other's memory where they can;
+  // the shares go back to equal.
+  const Partitioning& partitioning() const { return partitioning_; }
+  void set_devices(const int* devices, int count);
+  void set_partition_shares(const double* shares, int count);
+  void set_partition_min_products(long long products) { partitioning_.min_products = products; }
+
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
   // that follow fail and report it.
@@ -156,11 +182,13 @@ class Context {
 
  private:
   void* pinned_scratch(size_t bytes);
+  void bind(int device);
 
   int device_ = -1;
   const char* no_device_reason_ = "";
   DeviceLimits limits_{};
   cudaStream_t stream_ = nullptr;
+  cudaStream_t own_stream_ = nullptr;  // Context(int device)
   cudaMemPool_t pool_ = nullptr;
   DeviceAllocator allocator_{};
   Arena* arena_ = nullptr;  // set by CallScope
@@ -178,6 +206,7 @@ class Context {
   cudaStream_t side_[kSideStreams] = {};
   cudaEvent_t fork_event_ = nullptr;
   cudaEvent_t join_events_[kSideStreams] = {};
+  Partitioning partitioning_;
 };
 
 }  // namespace spgemm

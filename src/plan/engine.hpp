@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace spgemm {
 
@@ -21,6 +22,15 @@ struct Operands {
   const MatrixDesc* A;
   const MatrixDesc* B;
   const MatrixDesc* D;  // nullptr: no addend
+};
+
+// One part of a product split among devices (src/multi/).
+struct PartReport {
+  int device = -1;
+  int64_t first_row = 0;
+  int64_t rows = 0;
+  int64_t products = -1;   // predicted cost
+  float numeric_ms = -1;   // the last numeric phase (-1: none yet)
 };
 
 class Engine {
@@ -53,6 +63,9 @@ class Engine {
   // (beta only read when there is a D).
   virtual void numeric(const Operands& in, MatrixDesc& C, const void* alpha,
                        const void* beta) = 0;
+  // After analyze: the parts of a product split among devices; empty where
+  // it runs whole (every engine but src/multi's, and small products there).
+  virtual std::vector<PartReport> partition() { return {}; }
 };
 
 }  // namespace spgemm

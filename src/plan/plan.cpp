@@ -4,6 +4,7 @@
 #include "core/values.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "host/host_engine.hpp"
+#include "multi/partitioned_engine.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -89,6 +90,7 @@ std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
   if (!ctx.has_device())
     fail(SPGEMM_STATUS_NO_DEVICE,
          std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
+  if (!ctx.partitioning().parts.empty()) return make_partitioned_engine<Value, Offset, Col>(ctx);
   return make_cuda_engine<Value, Offset, Col>(ctx);
 }
 
@@ -264,6 +266,16 @@ void Plan::numeric(const void* alpha, const void* beta) {
   if (transposed_b_)
     transposed_b_->gather_values(*B_, op_b_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
   engine_->numeric(operands(), *C_, alpha, beta);
+}
+
+std::vector<PartReport> Plan::partition() {
+  require(stage_ != Stage::created, SPGEMM_STATUS_INVALID_STATE,
+          "the partition of a plan is known after spgemmAnalyze");
+  Context::CallScope scope(*ctx_, arena_.get());
+  std::vector<PartReport> parts = engine_->partition();
+  if (parts.empty())  // whole, where the engine runs
+    parts.push_back({memory_ == SPGEMM_MEMORY_HOST ? -1 : ctx_->device(), 0, C_->rows, -1, -1.0f});
+  return parts;
 }
 
 uint64_t Plan::fingerprint(const MatrixDesc* m) const {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace spgemm {
 
@@ -32,6 +33,9 @@ class Plan {
   // beta is required when the plan has a D, ignored otherwise.
   void numeric(const void* alpha, const void* beta);
   bool has_addend() const { return D_ != nullptr; }
+  // After analyze: how the rows are split among the handle's devices (one
+  // part when the product runs whole).
+  std::vector<PartReport> partition();
 
   // The most device workspace the plan holds at once over its life, from
   // the shapes and types known at creation (0 for host memory).

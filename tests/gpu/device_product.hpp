@@ -160,6 +160,7 @@ class DeviceProduct {
     B_.values.upload(B.values, stream_);
   }
   int64_t nnz() const { return nnz_; }
+  spgemmPlan_t plan() const { return plan_; }
 
  private:
   spgemmHandle_t handle_;

@@ -753,3 +753,59 @@ TEST_CASE("sizes beyond the kernels' int and misaligned complex values", "[api][
   }
   spgemmDestroy(h);
 }
+
+TEST_CASE("several devices: arguments, and host plans run whole", "[api][devices]") {
+  const Handle handle = make_handle();
+  spgemmHandle_t h = handle.get();
+  const int devices[2] = {0, 0};
+  int count = -1, got[2] = {-1, -1};
+  CHECK(spgemmSetDevices(nullptr, 0, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmSetDevices(h, -1, devices) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmSetDevices(h, SPGEMM_MAX_DEVICES + 1, devices) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmSetDevices(h, 2, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  const int missing[1] = {1 << 20};
+  CHECK(spgemmSetDevices(h, 1, missing) ==
+        (no_usable_gpu() ? SPGEMM_STATUS_NO_DEVICE : SPGEMM_STATUS_INVALID_VALUE));
+  CHECK(std::string(spgemmGetLastErrorMessage()).find("spgemmSetDevices") == 0);
+  const int negative[1] = {-1};
+  CHECK(spgemmSetDevices(h, 1, negative) != SPGEMM_STATUS_SUCCESS);
+  SPGEMM_REQUIRE_OK(spgemmSetDevices(h, 0, nullptr));
+  CHECK(spgemmGetDevices(h, 0, nullptr, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmGetDevices(h, 1, nullptr, &count) == SPGEMM_STATUS_INVALID_VALUE);
+  SPGEMM_REQUIRE_OK(spgemmGetDevices(h, 2, got, &count));
+  CHECK(count == 0);
+  CHECK(got[0] == -1);
+
+  // shares: one per device, >= 0, finite, not all 0; none set here
+  const double one[1] = {1.0};
+  CHECK(spgemmSetPartitionShares(nullptr, 0, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmSetPartitionShares(h, 1, one) == SPGEMM_STATUS_INVALID_VALUE);
+  SPGEMM_REQUIRE_OK(spgemmSetPartitionShares(h, 0, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmSetPartitionMinProducts(h, 0));
+  CHECK(spgemmSetPartitionMinProducts(nullptr, 0) == SPGEMM_STATUS_NOT_INITIALIZED);
+
+  // a host-memory plan: one part, the host, all rows, cost not computed
+  Problem p;
+  const Mat A = make_mat(p.a_args()), B = make_mat(p.b_args()), C = make_mat(p.c_args());
+  const Plan plan = make_plan(h, A, B, C);
+  int parts = -1, device = 7;
+  int64_t first = -1, rows = -1, products = 0;
+  float ms = 0;
+  CHECK(spgemmPlanGetPartition(h, plan.get(), 1, &parts, &device, &first, &rows, &products,
+                               &ms) == SPGEMM_STATUS_INVALID_STATE);  // before analysis
+  SPGEMM_REQUIRE_OK(spgemmAnalyze(h, plan.get()));
+  CHECK(spgemmPlanGetPartition(h, plan.get(), 1, nullptr, nullptr, nullptr, nullptr, nullptr,
+                               nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanGetPartition(h, plan.get(), -1, &parts, nullptr, nullptr, nullptr, nullptr,
+                               nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanGetPartition(nullptr, plan.get(), 1, &parts, nullptr, nullptr, nullptr,
+                               nullptr, nullptr) == SPGEMM_STATUS_NOT_INITIALIZED);
+  SPGEMM_REQUIRE_OK(
+      spgemmPlanGetPartition(h, plan.get(), 1, &parts, &device, &first, &rows, &products, &ms));
+  CHECK(parts == 1);
+  CHECK(device == -1);
+  CHECK(first == 0);
+  CHECK(rows == 2);
+  CHECK(products == -1);
+  CHECK(ms == -1.0f);
+}

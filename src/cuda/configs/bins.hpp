@@ -215,6 +215,14 @@ inline constexpr double kSmallGateLoad = 0.75;
 // of at most 68 terms, was no faster in blocks; H100).
 inline constexpr double kSmallBlockRowsShare = 0.5;
 
+// Several devices (src/multi/): products of fewer products than this run
+// whole on the handle's device instead of being split. A split costs a pass
+// that counts every row's products with a readback, then per part a host
+// thread, its own analysis and symbolic readback, and copies; at 2^24
+// products (about 0.3-1 ms on one H100, docs/performance.md) that is a
+// small share. A first setting, to be refined by docs/scaling.md's runs.
+inline constexpr long long kPartitionMinProducts = 1LL << 24;
+
 // Sizes at which rows change bins, passed to the binning kernels by value.
 // Bins are numbered hash bins first, then the dense bin, then the sort bins.
 struct BinThresholds {

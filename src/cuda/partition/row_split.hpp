@@ -1,0 +1,49 @@
+// The GPU side of splitting a product among devices (src/multi/): the rows
+// of op(A) cut where the products, counted per row by the analysis pass, reach
+// given shares; and row offsets moved from one place to another with a shift
+// (a row block of an operand, a part's rows of C).
+#pragma once
+
+#include "core/context.hpp"
+#include "plan/engine.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace spgemm::cuda {
+
+// The most parts a product is split in (spgemm.h's SPGEMM_MAX_DEVICES).
+inline constexpr int kMaxParts = SPGEMM_MAX_DEVICES;
+
+// Where the rows of C = op(A) * op(B) (+ D) are cut: part p has the rows
+// [row_start[p], row_start[p + 1]) and first_product[p + 1] - first_product[p]
+// of the `total` products; a_offset / d_offset are A's / D's row offsets at
+// row_start, as stored (with the index base; 0 without D).
+struct RowSplit {
+  int parts = 0;
+  long long total = 0;
+  long long row_start[kMaxParts + 1] = {};
+  long long first_product[kMaxParts + 1] = {};
+  long long a_offset[kMaxParts + 1] = {};
+  long long d_offset[kMaxParts + 1] = {};
+};
+
+// Rows cut so that part p gets (as close as whole rows allow) the share
+// shares[p] / sum(shares) of the products: one analysis pass, a scan and a
+// search on ctx's stream, one synchronization. shares: 1..kMaxParts entries,
+// >= 0, not all 0.
+template <class Offset, class Col>
+RowSplit split_rows(Context& ctx, const Operands& in, const std::vector<double>& shares);
+
+// The device workspace of one split_rows for `rows` rows.
+size_t split_rows_workspace_bytes(int64_t rows);
+
+// out[i] = in[i] + delta for i in [0, n), on `stream`, whose device holds
+// both (out may be in).
+template <class Offset>
+void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream);
+
+}  // namespace spgemm::cuda

@@ -1,0 +1,30 @@
+// Products split among several devices (spgemmSetDevices): an Engine over
+// per-part engines. analyze counts the products of every row on the
+// operands' device and cuts the rows of op(A) into parts by the handle's
+// shares (cuda/partition/); each part computes C's rows of its row block of
+// A (and D) times B with the GPU engine of its own context (device, stream,
+// pool), and its rows of C are assembled into C on the operands' device.
+//   - A part on the operands' device reads A, B and D in place (its row
+//     offsets are a shifted copy) and writes its rows of C straight into C's
+//     arrays.
+//   - A part on another device gets copies: its block of A's (and D's) rows
+//     and all of B, structures at analyze, values at every numeric phase; its
+//     rows of C come back peer to peer (through the host where the devices
+//     cannot reach each other).
+//   - The parts' phases run at once: one host thread per part where a phase
+//     synchronizes (analyze, symbolic), stream order and events otherwise.
+// Products with fewer products than the handle's minimum (configs/bins.hpp's
+// kPartitionMinProducts by default) run whole on the operands' device.
+#pragma once
+
+#include "core/context.hpp"
+#include "plan/engine.hpp"
+
+#include <memory>
+
+namespace spgemm {
+
+template <class Value, class Offset, class Col>
+std::unique_ptr<Engine> make_partitioned_engine(Context& ctx);
+
+}  // namespace spgemm

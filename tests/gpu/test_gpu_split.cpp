@@ -1,0 +1,177 @@
+// Products split among devices (spgemmSetDevices), against the oracle.
+// Built twice: test_gpu_split puts every part on the current device (each
+// part still has its own stream, so the split, the parts' copies of row
+// offsets and the assembly of C all run), test_gpu_split_devices puts them
+// on two different GPUs and skips, saying so, where there are fewer. Every
+// product is split (spgemmSetPartitionMinProducts 0) unless a case says not.
+#include "catch_main_skip.hpp"
+#include "device_product.hpp"
+#include "generators.hpp"
+#include "layout_product.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace spgemm_test;
+
+namespace {
+
+// The device of part p of n: the current one, or (SPGEMM_SPLIT_DISTINCT_DEVICES)
+// devices 1, 0, 1, ... so that the handle's device 0 is not the first part's.
+int part_device(int p) {
+#ifdef SPGEMM_SPLIT_DISTINCT_DEVICES
+  return (p + 1) % 2;
+#else
+  (void)p;
+  int device = 0;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+#endif
+}
+
+// A handle whose products are split in shares.size() parts.
+struct SplitHandle : Handle {
+  explicit SplitHandle(const std::vector<double>& shares, bool split_all = true) {
+    const int n = static_cast<int>(shares.size());
+    std::vector<int> devices;
+    for (int p = 0; p < n; ++p) devices.push_back(part_device(p));
+    spgemm_ok(spgemmSetDevices(h, n, devices.data()), "spgemmSetDevices");
+    spgemm_ok(spgemmSetPartitionShares(h, n, shares.data()), "spgemmSetPartitionShares");
+    if (split_all) spgemm_ok(spgemmSetPartitionMinProducts(h, 0), "spgemmSetPartitionMinProducts");
+  }
+};
+
+template <class L, class Case>
+void check_all(const SplitHandle& handle, const std::vector<Case>& cases) {
+  const auto failures = failed_cases<L>(handle.h, SPGEMM_MEMORY_DEVICE, cases);
+  for (const std::string& f : failures) FAIL_CHECK(f);
+  CHECK(failures.empty());
+}
+
+// The products of each row of A * B.
+std::vector<int64_t> row_products(const HostCsr<double>& A, const HostCsr<double>& B) {
+  std::vector<int64_t> out(static_cast<size_t>(A.rows), 0);
+  for (int64_t i = 0; i < A.rows; ++i)
+    for (int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      const int32_t b = A.col_ind[k];
+      out[i] += B.row_offsets[b + 1] - B.row_offsets[b];
+    }
+  return out;
+}
+
+struct Partition {
+  int parts = 0;
+  std::vector<int> devices;
+  std::vector<int64_t> first, rows, products;
+  std::vector<float> ms;
+};
+
+Partition partition_of(spgemmHandle_t h, spgemmPlan_t plan) {
+  Partition p;
+  const int capacity = SPGEMM_MAX_DEVICES;
+  p.devices.assign(capacity, -2);
+  p.first.assign(capacity, -2);
+  p.rows.assign(capacity, -2);
+  p.products.assign(capacity, -2);
+  p.ms.assign(capacity, -2.0f);
+  spgemm_ok(spgemmPlanGetPartition(h, plan, capacity, &p.parts, p.devices.data(), p.first.data(),
+                                   p.rows.data(), p.products.data(), p.ms.data()),
+            "spgemmPlanGetPartition");
+  for (auto* v : {&p.first, &p.rows, &p.products}) v->resize(static_cast<size_t>(p.parts));
+  p.devices.resize(static_cast<size_t>(p.parts));
+  p.ms.resize(static_cast<size_t>(p.parts));
+  return p;
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("split in two: index layouts and bases, values again",
+                        "[gpu][split][layouts]", AllLayouts) {
+  const SplitHandle handle({1.0, 1.0});
+  check_all<TestType>(handle, layout_cases<typename TestType::Value>(
+                                  {"uniform:300:6", "powerlaw:3000", "hub:20000", "empty:7:7",
+                                   "empty:0:0"}));
+}
+
+TEMPLATE_LIST_TEST_CASE("split in three uneven parts, one without rows: C = alpha*A*B + beta*D",
+                        "[gpu][split][addend]", AddendLayouts) {
+  const SplitHandle handle({1.0, 0.0, 2.0});
+  check_all<TestType>(handle, addend_cases<typename TestType::Value>(true));
+}
+
+TEMPLATE_LIST_TEST_CASE("split in two: transposed operands", "[gpu][split][transpose]",
+                        AddendLayouts) {
+  const SplitHandle handle({1.0, 1.0});
+  check_all<TestType>(handle, transpose_cases<typename TestType::Value>());
+}
+
+TEST_CASE("the split follows the shares of the products, and is reported", "[gpu][split]") {
+  const HostCsr<double> A = generate("powerlaw:20000");
+  HostCsr<double> A2 = A;
+  randomize_values(A2, 5);
+  const std::vector<int64_t> per_row = row_products(A, A);
+  const int64_t total = std::accumulate(per_row.begin(), per_row.end(), int64_t{0});
+  const int64_t longest = *std::max_element(per_row.begin(), per_row.end());
+  const SplitHandle handle({1.0, 3.0});
+  DeviceProduct<double> product(handle.h, A, A);
+  const double alpha = 0.75;
+  const HostCsr<double> C = product.numeric(alpha);
+  CHECK(compare_csr(C, reference_spgemm(A, A, alpha), default_rtol<double>()) == "");
+
+  const Partition p = partition_of(handle.h, product.plan());
+  REQUIRE(p.parts == 2);
+  CHECK(p.devices == std::vector<int>{part_device(0), part_device(1)});
+  CHECK(p.first == std::vector<int64_t>{0, p.rows[0]});
+  CHECK(p.rows[0] + p.rows[1] == A.rows);
+  CHECK(p.products[0] ==
+        std::accumulate(per_row.begin(), per_row.begin() + p.rows[0], int64_t{0}));
+  CHECK(p.products[0] + p.products[1] == total);
+  // the cut is the row boundary nearest a quarter of the products
+  CHECK(std::abs(static_cast<double>(p.products[0]) - 0.25 * static_cast<double>(total)) <=
+        static_cast<double>(longest));
+  CHECK(p.ms[0] >= 0.0f);
+  CHECK(p.ms[1] >= 0.0f);
+
+  // new values, same structure; and the same bits again from the same values
+  product.set_values(A2, A2);
+  const HostCsr<double> again = product.numeric(alpha);
+  CHECK(compare_csr(again, reference_spgemm(A2, A2, alpha), default_rtol<double>()) == "");
+  const HostCsr<double> same = product.numeric(alpha);
+  CHECK(same.col_ind == again.col_ind);
+  CHECK(std::memcmp(same.values.data(), again.values.data(),
+                    sizeof(double) * same.values.size()) == 0);
+}
+
+TEST_CASE("small products run whole on the handle's device", "[gpu][split]") {
+  const HostCsr<double> A = generate("uniform:2000:6");
+  const std::vector<int64_t> per_row = row_products(A, A);
+  const SplitHandle handle({1.0, 1.0}, /*split_all=*/false);  // the default minimum
+  DeviceProduct<double> product(handle.h, A, A);
+  const HostCsr<double> C = product.numeric(2.0);
+  CHECK(compare_csr(C, reference_spgemm(A, A, 2.0), default_rtol<double>()) == "");
+  const Partition p = partition_of(handle.h, product.plan());
+  int device = -1;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  REQUIRE(p.parts == 1);
+  CHECK(p.devices[0] == device);
+  CHECK(p.rows[0] == A.rows);
+  CHECK(p.products[0] == std::accumulate(per_row.begin(), per_row.end(), int64_t{0}));
+  CHECK(p.ms[0] == -1.0f);
+}
+
+int main(int argc, char** argv) {
+  const char* skip = gpu_skip_reason();
+#ifdef SPGEMM_SPLIT_DISTINCT_DEVICES
+  int count = 0;
+  if (!skip && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2))
+    skip = "needs 2 GPUs (products split between devices)";
+#endif
+  return run_catch_session(argc, argv, skip);
+}

@@ -276,6 +276,12 @@ class PartitionedEngine final : public Engine {
                                             static_cast<size_t>(count) * sizeof(T), stream));
   }
 
+  // m's arrays from its entry `first` on, read in place.
+  static void view_from(const MatrixDesc& m, int64_t first, MatrixDesc& out) {
+    out.col_ind = advanced<Col>(m.col_ind, first);
+    out.values = advanced<Value>(m.values, first);
+  }
+
   // A row block of m (its entries [first, first + nnz)) as the part's
   // operand: shifted row offsets of its own; columns and values in place on
   // the operands' device, copies (columns now, values at numeric) elsewhere.
@@ -297,6 +303,8 @@ class PartitionedEngine final : public Engine {
                    ctx_.device(), nnz, part.stream());
       out.col_ind = cols.get();
       out.values = values.get();
+    } else {
+      view_from(m, first, out);
     }
     cuda::shift_offsets(offsets.get(), from, part.rows + 1, -first, part.stream());
     out.row_offsets = offsets.get();
@@ -331,13 +339,9 @@ class PartitionedEngine final : public Engine {
   // their arrays as the descriptors name them now), at every numeric phase.
   void place_values(PartT& part, const Operands& in) {
     if (!part.remote) {
-      part.A.col_ind = advanced<Col>(in.A->col_ind, part.a_first);
-      part.A.values = advanced<Value>(in.A->values, part.a_first);
+      view_from(*in.A, part.a_first, part.A);
       part.B = *in.B;
-      if (part.has_d) {
-        part.D.col_ind = advanced<Col>(in.D->col_ind, part.d_first);
-        part.D.values = advanced<Value>(in.D->values, part.d_first);
-      }
+      if (part.has_d) view_from(*in.D, part.d_first, part.D);
       return;
     }
     auto copy_values = [&](const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out) {

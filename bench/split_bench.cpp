@@ -1,15 +1,20 @@
 // spgemm-split-bench: C = A * A (A * A^T for rectangular A) on the handle's
-// device alone and split among devices (spgemmSetDevices), in the same
-// process on the same inputs, fp64, 32-bit indices. Per input: the whole
-// pipeline (plan, analyze, symbolic, C's allocation, numeric) and the
+// device alone against (--devices) the product split among devices
+// (spgemmSetDevices) and (--out-of-core) C in pinned host memory computed in
+// chunks (spgemmSetOutputChunkBytes), in the same process on the same
+// inputs, fp64, 32-bit indices. Per input and mode: the whole pipeline
+// (plan, analyze, symbolic, C's allocation (device C only), numeric) and the
 // numeric phase again, medians; the parts' rows, products and numeric times
-// (spgemmPlanGetPartition) and their spread (slowest / fastest); and whether
-// both give the same C (same columns, values within 1e-12 relative).
+// (spgemmPlanGetPartition) and their spread (slowest / fastest); for C on the
+// host, the time a device-to-host copy of C's arrays takes alone (the copy
+// bound, measured in the same run); and whether both give the same C (same
+// columns, values within 1e-12 relative).
 //
-//   spgemm-split-bench --devices 0,1 [--reps N] [--warmup N] [--csv FILE]
-//                      [--min-products N] (--gen SPEC | FILE.mtx[.gz])...
+//   spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N]
+//                      [--warmup N] [--csv FILE] [--min-products N]
+//                      (--gen SPEC | FILE.mtx[.gz])...
 //
-// The handle's device is the current one (0); A, B and C live there.
+// The handle's device is the current one (0); A and B live there.
 #include "util.hpp"
 
 #include "generators.hpp"
@@ -38,6 +43,7 @@ struct Options {
   std::vector<std::pair<bool, std::string>> inputs;  // (is a file, path or spec)
   int reps = 10, warmup = 2;
   long long min_products = 0;  // split everything asked for
+  size_t out_of_core = 0;      // chunk bytes; 0: not run
   std::string csv;
 };
 
@@ -55,7 +61,7 @@ T* upload(const std::vector<T>& host, cudaStream_t stream) {
 template <class T>
 std::vector<T> download(const T* dev, size_t n, cudaStream_t stream) {
   std::vector<T> host(n);
-  check_cuda(cudaMemcpyAsync(host.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
+  check_cuda(cudaMemcpyAsync(host.data(), dev, n * sizeof(T), cudaMemcpyDefault, stream),
              "download");
   check_cuda(cudaStreamSynchronize(stream), "download");
   return host;
@@ -79,9 +85,11 @@ struct Result {
   std::vector<double> values;
 };
 
-// Runs the product with the handle's devices set to `devices` (empty: none).
+// Runs the product with the handle's devices set to `devices` (empty: none)
+// and, with host_chunk > 0, C in pinned host memory (allocated once, outside
+// the timed pipeline) computed in chunks of that many bytes.
 Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
-                  const std::vector<int>& devices, const Options& opts) {
+                  const std::vector<int>& devices, const Options& opts, size_t host_chunk = 0) {
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   spgemmHandle_t h = nullptr;
@@ -93,13 +101,21 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
     check_spgemm(spgemmSetPartitionMinProducts(h, opts.min_products),
                  "spgemmSetPartitionMinProducts");
   }
+  const bool c_on_host = host_chunk > 0;
+  if (c_on_host) check_spgemm(spgemmSetOutputChunkBytes(h, host_chunk), "spgemmSetOutputChunkBytes");
   int32_t *a_off = upload(A.row_offsets, stream), *a_col = upload(A.col_ind, stream);
   double* a_val = upload(A.values, stream);
   int32_t *b_off = upload(B.row_offsets, stream), *b_col = upload(B.col_ind, stream);
   double* b_val = upload(B.values, stream);
   int32_t* c_off = nullptr;
-  check_cuda(cudaMalloc(reinterpret_cast<void**>(&c_off), (A.rows + 1) * sizeof(int32_t)),
-             "cudaMalloc");
+  if (c_on_host)
+    check_cuda(cudaMallocHost(reinterpret_cast<void**>(&c_off), (A.rows + 1) * sizeof(int32_t)),
+               "cudaMallocHost");
+  else
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&c_off), (A.rows + 1) * sizeof(int32_t)),
+               "cudaMalloc");
+  void *pinned_col = nullptr, *pinned_val = nullptr;  // C's arrays on the host
+  int64_t pinned_nnz = -1;
   spgemmMatDescr_t a = describe(A.rows, A.cols, A.nnz(), a_off, a_col, a_val);
   spgemmMatDescr_t b = describe(B.rows, B.cols, B.nnz(), b_off, b_col, b_val);
   cudaEvent_t start, end;
@@ -119,8 +135,8 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
   auto release = [&] {
     spgemmPlanDestroy(plan);
     spgemmDestroyMatrix(c);
-    if (c_col) cudaFreeAsync(c_col, stream);
-    if (c_val) cudaFreeAsync(c_val, stream);
+    if (c_col && !c_on_host) cudaFreeAsync(c_col, stream);
+    if (c_val && !c_on_host) cudaFreeAsync(c_val, stream);
     plan = nullptr, c = nullptr, c_col = c_val = nullptr;
   };
   const double alpha = 1.0;
@@ -130,15 +146,30 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
     c = describe(A.rows, B.cols, 0, c_off, nullptr, nullptr);
+    if (c_on_host) check_spgemm(spgemmCsrSetMemoryType(c, SPGEMM_MEMORY_HOST), "SetMemoryType");
     check_spgemm(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
                                   SPGEMM_OPERATION_NON_TRANSPOSE, a, b, c, CUDA_R_64F),
                  "spgemmPlanCreate");
     check_spgemm(spgemmAnalyze(h, plan), "spgemmAnalyze");
     check_spgemm(spgemmSymbolic(h, plan, &nnz), "spgemmSymbolic");
-    check_cuda(cudaMallocAsync(&c_col, std::max<int64_t>(1, nnz) * sizeof(int32_t), stream),
-               "cudaMallocAsync");
-    check_cuda(cudaMallocAsync(&c_val, std::max<int64_t>(1, nnz) * sizeof(double), stream),
-               "cudaMallocAsync");
+    if (c_on_host) {
+      if (pinned_nnz != nnz) {  // the first run only
+        cudaFreeHost(pinned_col);
+        cudaFreeHost(pinned_val);
+        check_cuda(cudaMallocHost(&pinned_col, std::max<int64_t>(1, nnz) * sizeof(int32_t)),
+                   "cudaMallocHost");
+        check_cuda(cudaMallocHost(&pinned_val, std::max<int64_t>(1, nnz) * sizeof(double)),
+                   "cudaMallocHost");
+        pinned_nnz = nnz;
+      }
+      c_col = pinned_col;
+      c_val = pinned_val;
+    } else {
+      check_cuda(cudaMallocAsync(&c_col, std::max<int64_t>(1, nnz) * sizeof(int32_t), stream),
+                 "cudaMallocAsync");
+      check_cuda(cudaMallocAsync(&c_val, std::max<int64_t>(1, nnz) * sizeof(double), stream),
+                 "cudaMallocAsync");
+    }
     check_spgemm(spgemmCsrSetPointers(c, c_off, c_col, c_val), "spgemmCsrSetPointers");
     check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric");
     check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
@@ -176,13 +207,46 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
   spgemmDestroyMatrix(b);
   spgemmDestroy(h);
   for (void* p : {static_cast<void*>(a_off), static_cast<void*>(a_col), static_cast<void*>(a_val),
-                  static_cast<void*>(b_off), static_cast<void*>(b_col), static_cast<void*>(b_val),
-                  static_cast<void*>(c_off)})
+                  static_cast<void*>(b_off), static_cast<void*>(b_col), static_cast<void*>(b_val)})
     cudaFree(p);
+  if (c_on_host) {
+    cudaFreeHost(c_off);
+    cudaFreeHost(pinned_col);
+    cudaFreeHost(pinned_val);
+  } else {
+    cudaFree(c_off);
+  }
   cudaEventDestroy(start);
   cudaEventDestroy(end);
   cudaStreamDestroy(stream);
   return r;
+}
+
+// The median time of one device-to-pinned-host copy of `bytes`: how fast C
+// can reach the host at best.
+double copy_bound_ms(size_t bytes, const Options& opts) {
+  void *dev = nullptr, *host = nullptr;
+  check_cuda(cudaMalloc(&dev, std::max<size_t>(bytes, 1)), "cudaMalloc");
+  check_cuda(cudaMallocHost(&host, std::max<size_t>(bytes, 1)), "cudaMallocHost");
+  check_cuda(cudaMemset(dev, 1, bytes), "cudaMemset");
+  cudaEvent_t start, end;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&end), "cudaEventCreate");
+  std::vector<double> times;
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    check_cuda(cudaEventRecord(start, nullptr), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, nullptr), "copy");
+    check_cuda(cudaEventRecord(end, nullptr), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(end), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start, end), "cudaEventElapsedTime");
+    if (rep >= opts.warmup) times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(end);
+  cudaFree(dev);
+  cudaFreeHost(host);
+  return bench::median(times);
 }
 
 bool same_c(const Result& x, const Result& y) {
@@ -202,8 +266,8 @@ std::string joined(const std::vector<float>& v) {
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
-               "%s\nusage: spgemm-split-bench --devices 0,1 [--reps N] [--warmup N] [--csv FILE] "
-               "[--min-products N] (--gen SPEC | FILE)...\n",
+               "%s\nusage: spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N] "
+               "[--warmup N] [--csv FILE] [--min-products N] (--gen SPEC | FILE)...\n",
                why.c_str());
   std::exit(2);
 }
@@ -229,6 +293,8 @@ Options parse(int argc, char** argv) {
       o.warmup = std::max(0, std::atoi(value().c_str()));
     } else if (arg == "--min-products") {
       o.min_products = std::atoll(value().c_str());
+    } else if (arg == "--out-of-core") {
+      o.out_of_core = static_cast<size_t>(std::atoll(value().c_str()));
     } else if (arg == "--csv") {
       o.csv = value();
     } else if (arg == "--gen") {
@@ -239,7 +305,8 @@ Options parse(int argc, char** argv) {
       o.inputs.push_back({true, arg});
     }
   }
-  if (o.devices.empty() || o.inputs.empty()) usage("--devices and at least one input are needed");
+  if ((o.devices.empty() && o.out_of_core == 0) || o.inputs.empty())
+    usage("--devices or --out-of-core, and at least one input, are needed");
   return o;
 }
 
@@ -262,12 +329,13 @@ int main(int argc, char** argv) {
   std::FILE* csv = opts.csv.empty() ? nullptr : std::fopen(opts.csv.c_str(), "w");
   if (csv)
     std::fprintf(csv,
-                 "# %s\nmatrix,rows,products,nnz_c,parts,one_total_ms,split_total_ms,"
-                 "one_again_ms,split_again_ms,part_numeric_ms,part_products,spread,check\n",
+                 "# %s\nmatrix,mode,rows,products,nnz_c,parts,one_total_ms,other_total_ms,"
+                 "one_again_ms,other_again_ms,part_numeric_ms,part_products,spread,"
+                 "copy_bound_ms,check\n",
                  command.c_str());
-  fmt::print("{:<28} {:>12} {:>5} | {:>9} {:>9} {:>6} | {:>9} {:>9} {:>6} | {:>6} {}\n", "matrix",
-             "products", "parts", "one ms", "split ms", "x", "again 1", "again N", "x", "spread",
-             "check / part numeric ms");
+  fmt::print("{:<24} {:<14} {:>11} {:>5} | {:>8} {:>8} {:>5} | {:>8} {:>8} {:>5} | {:>6} {:>8} {}\n",
+             "matrix", "mode", "products", "parts", "one ms", "other", "x", "again 1", "other",
+             "x", "spread", "copy ms", "check / part numeric ms");
   int failures = 0;
   for (const auto& [is_file, source] : opts.inputs) {
     const HostCsr<double> A =
@@ -275,33 +343,45 @@ int main(int argc, char** argv) {
     const HostCsr<double> At = A.rows == A.cols ? HostCsr<double>{} : spgemm_test::transpose(A);
     const HostCsr<double>& B = A.rows == A.cols ? A : At;
     const int64_t products = spgemm_test::product_count(A, B);
+    const std::string name = is_file ? source.substr(source.find_last_of('/') + 1) : source;
     const Result one = run_config(A, B, {}, opts);
-    const Result split = run_config(A, B, opts.devices, opts);
-    const bool agree = same_c(one, split);
-    failures += agree ? 0 : 1;
-    float slowest = 0, fastest = 1e30f;
-    for (size_t p = 0; p < split.part_ms.size(); ++p)
-      if (split.rows[p] > 0) {
-        slowest = std::max(slowest, split.part_ms[p]);
-        fastest = std::min(fastest, split.part_ms[p]);
-      }
-    const double spread = split.parts > 1 && fastest > 0 ? slowest / fastest : 1.0;
-    std::string name = is_file ? source.substr(source.find_last_of('/') + 1) : source;
-    fmt::print("{:<28} {:>12} {:>5} | {:>9.3f} {:>9.3f} {:>6.2f} | {:>9.3f} {:>9.3f} {:>6.2f} | "
-               "{:>6.2f} {} {}\n",
-               name, products, split.parts, one.total_ms, split.total_ms,
-               one.total_ms / split.total_ms, one.again_ms, split.again_ms,
-               one.again_ms / split.again_ms, spread, agree ? "AGREE" : "DIFFER",
-               joined(split.part_ms));
-    if (csv) {
+    auto report = [&](const std::string& mode, const Result& other, double copy_ms) {
+      const bool agree = same_c(one, other);
+      failures += agree ? 0 : 1;
+      float slowest = 0, fastest = 1e30f;
+      for (size_t p = 0; p < other.part_ms.size(); ++p)
+        if (other.rows[p] > 0 && other.part_ms[p] >= 0) {
+          slowest = std::max(slowest, other.part_ms[p]);
+          fastest = std::min(fastest, other.part_ms[p]);
+        }
+      const double spread = slowest > 0 && fastest > 0 ? slowest / fastest : std::nan("");
+      fmt::print("{:<24} {:<14} {:>11} {:>5} | {:>8.3f} {:>8.3f} {:>5.2f} | {:>8.3f} {:>8.3f} "
+                 "{:>5.2f} | {:>6.2f} {:>8.3f} {} {}\n",
+                 name, mode, products, other.parts, one.total_ms, other.total_ms,
+                 one.total_ms / other.total_ms, one.again_ms, other.again_ms,
+                 one.again_ms / other.again_ms, spread, copy_ms, agree ? "AGREE" : "DIFFER",
+                 joined(other.part_ms));
+      if (!csv) return;
       std::string part_products;
-      for (int64_t x : split.products)
+      for (int64_t x : other.products)
         part_products += (part_products.empty() ? "" : ";") + std::to_string(x);
-      std::fprintf(csv, "%s,%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%s\n", name.c_str(),
-                   static_cast<long long>(A.rows), static_cast<long long>(products),
-                   split.values.size(), split.parts, one.total_ms, split.total_ms, one.again_ms,
-                   split.again_ms, joined(split.part_ms).c_str(), part_products.c_str(), spread,
+      std::fprintf(csv, "%s,%s,%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s\n",
+                   name.c_str(), mode.c_str(), static_cast<long long>(A.rows),
+                   static_cast<long long>(products), other.values.size(), other.parts,
+                   one.total_ms, other.total_ms, one.again_ms, other.again_ms,
+                   joined(other.part_ms).c_str(), part_products.c_str(), spread, copy_ms,
                    agree ? "agree" : "differ");
+    };
+    if (!opts.devices.empty()) {
+      std::string mode = "split:";
+      for (int d : opts.devices) mode += std::to_string(d) + (d == opts.devices.back() ? "" : ",");
+      report(mode, run_config(A, B, opts.devices, opts), std::nan(""));
+    }
+    if (opts.out_of_core > 0) {
+      const size_t c_bytes = one.offsets.size() * sizeof(int32_t) +
+                             one.cols.size() * (sizeof(int32_t) + sizeof(double));
+      report("host-C:" + std::to_string(opts.out_of_core),
+             run_config(A, B, {}, opts, opts.out_of_core), copy_bound_ms(c_bytes, opts));
     }
   }
   if (csv) std::fclose(csv);

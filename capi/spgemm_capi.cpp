@@ -247,6 +247,21 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
   });
 }
 
+SPGEMM_API spgemmStatus_t spgemmSetOutputChunkBytes(spgemmHandle_t handle, size_t bytes) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_output_chunk_bytes(bytes);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetOutputChunkBytes(spgemmHandle_t handle, size_t* bytes) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(bytes, "bytes");
+    *bytes = handle->ctx->output_chunk_bytes();
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,
                                           void* values, spgemmIndexType_t offsetType,

@@ -187,6 +187,18 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int co
 SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
                                                         int64_t minProducts);
 
+/* ---- C larger than the GPU (docs/scaling.md) ---------------------------- */
+/* A plan whose C is in host memory while A and B (and D) are on the device
+ * computes C on the device in chunks of rows and copies each chunk into C's
+ * host arrays, one chunk's copy overlapping the next chunk's work (pinned host
+ * memory, cudaMallocHost or cudaHostRegister, lets them overlap; pageable
+ * memory works, without overlap). This sets the most bytes of C's column
+ * indices and values such a plan holds on the device at once (two chunks;
+ * a chunk holds at least one row of C). 0: the default, an eighth of the
+ * device's memory. Read at every spgemmNumeric. */
+SPGEMM_API spgemmStatus_t spgemmSetOutputChunkBytes(spgemmHandle_t handle, size_t bytes);
+SPGEMM_API spgemmStatus_t spgemmGetOutputChunkBytes(spgemmHandle_t handle, size_t* bytes);
+
 /* ---- CSR descriptors (never own the arrays) ---------------------------- */
 SPGEMM_API spgemmStatus_t spgemmCreateCsr(spgemmMatDescr_t* mat, int64_t rows, int64_t cols,
                                           int64_t nnz, void* rowOffsets, void* colInd,

@@ -150,6 +150,11 @@ class Context {
   void set_devices(const int* devices, int count);
   void set_partition_shares(const double* shares, int count);
   void set_partition_min_products(long long products) { partitioning_.min_products = products; }
+  // Plans whose C is in host memory (src/multi/chunked_engine.cpp): the most
+  // bytes of C's column indices and values they hold on the device at once;
+  // 0: the library's default.
+  size_t output_chunk_bytes() const { return output_chunk_bytes_; }
+  void set_output_chunk_bytes(size_t bytes) { output_chunk_bytes_ = bytes; }
 
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
@@ -207,6 +212,7 @@ class Context {
   cudaEvent_t fork_event_ = nullptr;
   cudaEvent_t join_events_[kSideStreams] = {};
   Partitioning partitioning_;
+  size_t output_chunk_bytes_ = 0;
 };
 
 }  // namespace spgemm

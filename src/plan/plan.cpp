@@ -4,6 +4,7 @@
 #include "core/values.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "host/host_engine.hpp"
+#include "multi/chunked_engine.hpp"
 #include "multi/partitioned_engine.hpp"
 
 #include <cstdint>
@@ -84,21 +85,27 @@ bool same_structure(const MatrixDesc& a, const MatrixDesc& b) {
          a.index_type == b.index_type && a.base == b.base;
 }
 
+// The backend for operands in `memory` and C in `c_memory`.
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory) {
+std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory,
+                                    spgemmMemoryType_t c_memory) {
   if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, Offset, Col>();
   if (!ctx.has_device())
     fail(SPGEMM_STATUS_NO_DEVICE,
          std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
+  if (c_memory == SPGEMM_MEMORY_HOST) return make_chunked_engine<Value, Offset, Col>(ctx);
   if (!ctx.partitioning().parts.empty()) return make_partitioned_engine<Value, Offset, Col>(ctx);
   return make_cuda_engine<Value, Offset, Col>(ctx);
 }
 
 template <class Value>
-std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like) {
-  if (like.offset_type == SPGEMM_INDEX_32I) return make_engine<Value, int32_t, int32_t>(ctx, like.memory);
-  if (like.index_type == SPGEMM_INDEX_32I) return make_engine<Value, int64_t, int32_t>(ctx, like.memory);
-  return make_engine<Value, int64_t, int64_t>(ctx, like.memory);
+std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like,
+                                    spgemmMemoryType_t c_memory) {
+  if (like.offset_type == SPGEMM_INDEX_32I)
+    return make_engine<Value, int32_t, int32_t>(ctx, like.memory, c_memory);
+  if (like.index_type == SPGEMM_INDEX_32I)
+    return make_engine<Value, int64_t, int32_t>(ctx, like.memory, c_memory);
+  return make_engine<Value, int64_t, int64_t>(ctx, like.memory, c_memory);
 }
 
 }  // namespace
@@ -106,7 +113,7 @@ std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like) {
 Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
            const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
            cudaDataType compute_type)
-    : ctx_(std::move(ctx)), memory_(A->memory), A_(A), B_(B), D_(D), C_(C), op_a_(op_a),
+    : ctx_(std::move(ctx)), memory_(A->memory), c_memory_(C->memory), A_(A), B_(B), D_(D), C_(C), op_a_(op_a),
       op_b_(op_b) {
   if (A->value_type != compute_type || B->value_type != compute_type ||
       C->value_type != compute_type)
@@ -123,7 +130,7 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
     if (D->rows != C->rows || D->cols != C->cols)
       fail(SPGEMM_STATUS_INVALID_VALUE, "D must have C's shape");
     if (D->memory != A->memory)
-      fail(SPGEMM_STATUS_INVALID_VALUE, "D must be in the same memory as A, B and C");
+      fail(SPGEMM_STATUS_INVALID_VALUE, "D must be in the same memory as A and B");
   }
   const bool t_a = op_a != SPGEMM_OPERATION_NON_TRANSPOSE;
   const bool t_b = op_b != SPGEMM_OPERATION_NON_TRANSPOSE;
@@ -132,14 +139,19 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
   if (k != k_b) fail(SPGEMM_STATUS_INVALID_VALUE, "the inner dimensions of op(A) and op(B) differ");
   if (C->rows != m || C->cols != n)
     fail(SPGEMM_STATUS_INVALID_VALUE, "C must be rows(op(A)) x cols(op(B))");
-  if (A->memory != B->memory || A->memory != C->memory)
-    fail(SPGEMM_STATUS_INVALID_VALUE, "A, B and C must all be in device or all in host memory");
+  // C may be in host memory with A and B on the device: computed in chunks
+  // (src/multi/chunked_engine.cpp); otherwise all in one memory
+  if (A->memory != B->memory ||
+      (A->memory != C->memory && A->memory != SPGEMM_MEMORY_DEVICE))
+    fail(SPGEMM_STATUS_INVALID_VALUE,
+         "A, B and C must all be in device or all in host memory, or A and B in device memory "
+         "and C in host memory");
   check_inputs();
   switch (compute_type) {
-    case CUDA_R_32F: engine_ = make_engine<float>(*ctx_, *A); break;
-    case CUDA_R_64F: engine_ = make_engine<double>(*ctx_, *A); break;
-    case CUDA_C_32F: engine_ = make_engine<ComplexFloat>(*ctx_, *A); break;
-    default: engine_ = make_engine<ComplexDouble>(*ctx_, *A); break;  // CUDA_C_64F
+    case CUDA_R_32F: engine_ = make_engine<float>(*ctx_, *A, C->memory); break;
+    case CUDA_R_64F: engine_ = make_engine<double>(*ctx_, *A, C->memory); break;
+    case CUDA_C_32F: engine_ = make_engine<ComplexFloat>(*ctx_, *A, C->memory); break;
+    default: engine_ = make_engine<ComplexDouble>(*ctx_, *A, C->memory); break;  // CUDA_C_64F
   }
   if (t_a) transposed_a_ = engine_->make_transpose();
   if (t_b) transposed_b_ = engine_->make_transpose();
@@ -153,7 +165,7 @@ Plan::~Plan() {
 }
 
 void Plan::check_inputs() const {
-  if (A_->memory != memory_ || B_->memory != memory_ || C_->memory != memory_ ||
+  if (A_->memory != memory_ || B_->memory != memory_ || C_->memory != c_memory_ ||
       (D_ && D_->memory != memory_))
     fail(SPGEMM_STATUS_INVALID_VALUE,
          "the memory type of A, B, C or D changed after spgemmPlanCreate");

@@ -59,7 +59,8 @@ class Plan {
   // back to it, so it must outlive them.
   std::unique_ptr<Arena> arena_;
   bool analysis_begun_ = false;  // the workspace can no longer change
-  spgemmMemoryType_t memory_;
+  spgemmMemoryType_t memory_;    // A's, B's and D's
+  spgemmMemoryType_t c_memory_;  // C's: host with device operands is out of core
   const MatrixDesc* A_;
   const MatrixDesc* B_;
   const MatrixDesc* D_;

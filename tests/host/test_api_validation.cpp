@@ -809,3 +809,24 @@ TEST_CASE("several devices: arguments, and host plans run whole", "[api][devices
   CHECK(products == -1);
   CHECK(ms == -1.0f);
 }
+
+TEST_CASE("C in host memory with A and B on the device: the chunk setting", "[api][out-of-core]") {
+  const Handle handle = make_handle();
+  spgemmHandle_t h = handle.get();
+  size_t bytes = 1;
+  SPGEMM_REQUIRE_OK(spgemmGetOutputChunkBytes(h, &bytes));
+  CHECK(bytes == 0);  // the default
+  SPGEMM_REQUIRE_OK(spgemmSetOutputChunkBytes(h, 12345));
+  SPGEMM_REQUIRE_OK(spgemmGetOutputChunkBytes(h, &bytes));
+  CHECK(bytes == 12345);
+  CHECK(spgemmSetOutputChunkBytes(nullptr, 1) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetOutputChunkBytes(nullptr, &bytes) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetOutputChunkBytes(h, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+
+  // device operands with C on the host: a valid request, which needs a GPU
+  Problem p;
+  CsrArgs a = p.a_args(), b = p.b_args(), c = p.c_args();
+  a.memory = b.memory = SPGEMM_MEMORY_DEVICE;
+  const spgemmStatus_t status = try_plan(h, make_mat(a), make_mat(b), make_mat(c));
+  CHECK(status == (no_usable_gpu() ? SPGEMM_STATUS_NO_DEVICE : SPGEMM_STATUS_SUCCESS));
+}

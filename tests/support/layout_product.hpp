@@ -109,6 +109,7 @@ struct LayoutCsr {
 struct PlanHooks {
   std::function<void(spgemmPlan_t)> on_plan;
   bool reanalyze = false;
+  bool c_on_host = false;  // C in host memory whatever the operands' (out of core)
 };
 
 // Operations on A and B, and an optional addend: C = alpha * op(A) * op(B)
@@ -141,8 +142,9 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
   HostCsr<V> shape;
   shape.rows = c_rows;
   shape.cols = c_cols;
+  const spgemmMemoryType_t c_memory = options.hooks.c_on_host ? SPGEMM_MEMORY_HOST : memory;
   LayoutArray<Offset> c_offsets(std::vector<Offset>(static_cast<size_t>(c_rows) + 1, 0x7f7f7f7f),
-                                memory);
+                                c_memory);
   spgemmMatDescr_t c = nullptr;
   spgemm_ok(spgemmCreateCsr(&c, c_rows, c_cols, 0, c_offsets.get(), nullptr, nullptr,
                             index_type_of<Offset>(), index_type_of<Col>(),
@@ -151,7 +153,7 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
   spgemmPlan_t plan = nullptr;
   std::pair<HostCsr<V>, HostCsr<V>> results;
   try {
-    spgemm_ok(spgemmCsrSetMemoryType(c, memory), "spgemmCsrSetMemoryType(C)");
+    spgemm_ok(spgemmCsrSetMemoryType(c, c_memory), "spgemmCsrSetMemoryType(C)");
     if (d)
       spgemm_ok(spgemmPlanCreateWithAddend(handle, &plan, options.op_a, options.op_b, a.descr,
                                            b.descr, d->descr, c, cuda_data_type<V>()),
@@ -170,8 +172,8 @@ std::pair<HostCsr<V>, HostCsr<V>> layout_product(spgemmHandle_t handle, const Ho
     };
     int64_t nnz = -1;
     spgemm_ok(spgemmSymbolic(handle, plan, &nnz), "spgemmSymbolic");
-    LayoutArray<Col> c_cols(std::vector<Col>(static_cast<size_t>(nnz), 0x7f7f7f7f), memory);
-    LayoutArray<V> c_values(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()), memory);
+    LayoutArray<Col> c_cols(std::vector<Col>(static_cast<size_t>(nnz), 0x7f7f7f7f), c_memory);
+    LayoutArray<V> c_values(std::vector<V>(static_cast<size_t>(nnz), std::numeric_limits<V>::quiet_NaN()), c_memory);
     spgemm_ok(spgemmCsrSetPointers(c, c_offsets.get(), c_cols.get(), c_values.get()),
               "spgemmCsrSetPointers");
     auto read_c = [&] {
@@ -394,11 +396,12 @@ std::string check_case(spgemmHandle_t handle, spgemmMemoryType_t memory,
 // Every case in layout L with both index bases: the differences found.
 template <class L, class Case>
 std::vector<std::string> failed_cases(spgemmHandle_t handle, spgemmMemoryType_t memory,
-                                      const std::vector<Case>& cases) {
+                                      const std::vector<Case>& cases,
+                                      const PlanHooks& hooks = {}) {
   std::vector<std::string> failures;
   for (const Case& c : cases)
     for (const int base : {0, 1}) {
-      std::string diff = check_case<L>(handle, memory, c, base);
+      std::string diff = check_case<L>(handle, memory, c, base, hooks);
       if (!diff.empty()) failures.push_back(std::move(diff));
     }
   return failures;

@@ -223,6 +223,13 @@ inline constexpr double kSmallBlockRowsShare = 0.5;
 // small share. A first setting, to be refined by docs/scaling.md's runs.
 inline constexpr long long kPartitionMinProducts = 1LL << 24;
 
+// C in host memory (src/multi/chunked_engine.cpp): by default the chunks of
+// C on the device (two at once) take at most this share of the device's
+// memory (spgemmSetOutputChunkBytes sets another bound). Chunks of C copied
+// to the host over PCIe are bound by the copy, not by their size: a few
+// hundred MB already keep the copy engine busy.
+inline constexpr double kOutputChunkShare = 1.0 / 8;
+
 // Sizes at which rows change bins, passed to the binning kernels by value.
 // Bins are numbered hash bins first, then the dense bin, then the sort bins.
 struct BinThresholds {

@@ -17,47 +17,44 @@ struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
 
+// One cut as the kernel writes it.
+struct Cut {
+  long long row_start, first_product, a_offset, d_offset;
+};
+
 template <class Offset>
-struct SplitArgs {
-  const long long* before;  // products of the rows before each row (exclusive scan)
-  const int* products;      // of each row
+struct CutArgs {
+  const long long* before;     // products of the rows before each row boundary, rows + 1
   long long rows;
   int parts;
-  double cumulative[kMaxParts + 1];  // shares summed up to each cut, 0 ... 1
+  const double* cumulative;    // shares summed up to each cut, 0 ... 1, parts + 1
   const Offset* a_offsets;
-  const Offset* d_offsets;  // nullptr: no D
+  const Offset* d_offsets;     // nullptr: no D
 };
 
 // Thread p finds cut p: the row boundary whose products before it come
 // nearest to its share of the total (a binary search of the scan).
 template <class Offset>
-__global__ void split_kernel(SplitArgs<Offset> s, RowSplit* out) {
-  const int p = threadIdx.x;
+__global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
+  const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p > s.parts) return;
-  const long long total = s.rows > 0 ? s.before[s.rows - 1] + s.products[s.rows - 1] : 0;
-  auto before = [&](long long row) { return row < s.rows ? s.before[row] : total; };
+  const long long total = s.before[s.rows];
   long long row = p == 0 ? 0 : s.rows;
   if (p > 0 && p < s.parts) {
     const double target = s.cumulative[p] * static_cast<double>(total);
     long long lo = 0, hi = s.rows;  // the first row boundary at or past the target
     while (lo < hi) {
       const long long mid = lo + (hi - lo) / 2;
-      if (static_cast<double>(before(mid)) >= target) hi = mid;
+      if (static_cast<double>(s.before[mid]) >= target) hi = mid;
       else lo = mid + 1;
     }
     row = lo;
-    if (row > 0 && target - static_cast<double>(before(row - 1)) <
-                       static_cast<double>(before(row)) - target)
+    if (row > 0 && target - static_cast<double>(s.before[row - 1]) <
+                       static_cast<double>(s.before[row]) - target)
       --row;
   }
-  out->row_start[p] = row;
-  out->first_product[p] = before(row);
-  out->a_offset[p] = s.a_offsets[row];
-  out->d_offset[p] = s.d_offsets ? static_cast<long long>(s.d_offsets[row]) : 0;
-  if (p == 0) {
-    out->parts = s.parts;
-    out->total = total;
-  }
+  out[p] = {row, s.before[row], static_cast<long long>(s.a_offsets[row]),
+            s.d_offsets ? static_cast<long long>(s.d_offsets[row]) : 0};
 }
 
 template <class Offset>
@@ -69,10 +66,19 @@ __global__ void __launch_bounds__(kShiftThreads)
     out[i] = static_cast<Offset>(static_cast<int64_t>(in[i]) + delta);
 }
 
+// before[i] = products of the rows before row i, for i in [0, rows]
+// (products[rows] is 0).
+template <class Offset>
+__global__ void gather_kernel(const Offset* offsets, const long long* rows, long long n,
+                              long long* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = static_cast<long long>(offsets[rows[i]]);
+}
+
 void scan_products(void* temp, size_t& bytes, const int* products, long long* before,
                    int64_t rows, cudaStream_t stream) {
   SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, bytes, products, before, Sum64{}, 0LL,
-                                                   rows, stream));
+                                                   rows + 1, stream));
 }
 
 size_t scan_temp_bytes(int64_t rows) {
@@ -83,51 +89,85 @@ size_t scan_temp_bytes(int64_t rows) {
 
 }  // namespace
 
-size_t split_rows_workspace_bytes(int64_t rows) {
-  return DeviceBuffer<int>::workspace_bytes(rows) +
-         DeviceBuffer<long long>::workspace_bytes(rows) +
+size_t split_rows_workspace_bytes(int64_t rows, int parts) {
+  return DeviceBuffer<int>::workspace_bytes(rows + 1) +
+         DeviceBuffer<long long>::workspace_bytes(rows + 1) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
-         DeviceBuffer<RowSplit>::workspace_bytes(1);
+         DeviceBuffer<double>::workspace_bytes(parts + 1) +
+         DeviceBuffer<Cut>::workspace_bytes(parts + 1);
 }
 
 template <class Offset, class Col>
-RowSplit split_rows(Context& ctx, const Operands& in, const std::vector<double>& shares) {
+RowSplit split_rows(Context& ctx, const Operands& in,
+                    const std::function<std::vector<double>(long long total)>& shares_for) {
+  RowSplit split;
+  const int64_t rows = in.A->rows;
+  const cudaStream_t stream = ctx.stream();
+  DeviceBuffer<int> products(ctx, static_cast<size_t>(rows + 1));
+  DeviceBuffer<long long> before(ctx, static_cast<size_t>(rows + 1));
+  if (rows > 0) {  // (an A without rows may have no arrays at all)
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
+    const TermCount count{&in, products.get()};
+    launch_analysis<Offset, Col>(ctx, nullptr, 0, nullptr, &count);
+    size_t bytes = scan_temp_bytes(rows);
+    DeviceBuffer<unsigned char> temp(ctx, bytes);
+    scan_products(temp.get(), bytes, products.get(), before.get(), rows, stream);
+    split.total = ctx.read_back(before.get() + rows);
+  }
+  const std::vector<double> shares = shares_for(split.total);
   const int parts = static_cast<int>(shares.size());
-  if (parts < 1 || parts > kMaxParts)
-    fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: 1 to kMaxParts shares expected");
-  SplitArgs<Offset> s{};
-  s.rows = in.A->rows;
-  s.parts = parts;
   double sum = 0;
   for (const double share : shares) sum += share;
-  double running = 0;
-  for (int p = 0; p < parts; ++p) {
-    s.cumulative[p] = running / sum;
-    running += shares[p];
+  if (parts < 1 || !(sum > 0))
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: shares must have a positive sum");
+  split.parts = parts;
+  std::vector<Cut> cuts(static_cast<size_t>(parts) + 1, Cut{rows, split.total, 0, 0});
+  cuts[0] = {0, 0, 0, 0};
+  if (rows > 0) {
+    std::vector<double> cumulative(static_cast<size_t>(parts) + 1, 1.0);
+    double running = 0;
+    for (int p = 0; p < parts; ++p) {
+      cumulative[static_cast<size_t>(p)] = running / sum;
+      running += shares[static_cast<size_t>(p)];
+    }
+    DeviceBuffer<double> cumulative_d(ctx, cumulative.size());
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
+                                      sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
+                                      stream));
+    const CutArgs<Offset> args{before.get(), rows, parts, cumulative_d.get(),
+                               static_cast<const Offset*>(in.A->row_offsets),
+                               in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
+    DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
+    const int threads = 256;
+    const int blocks = static_cast<int>((cuts.size() + threads - 1) / threads);
+    cut_kernel<Offset><<<blocks, threads, 0, stream>>>(args, cuts_d.get());
+    SPGEMM_CUDA_CHECK_LAUNCH();
+    ctx.read_back(cuts.data(), cuts_d.get(), sizeof(Cut) * cuts.size());
   }
-  s.cumulative[parts] = 1.0;
-  s.a_offsets = static_cast<const Offset*>(in.A->row_offsets);
-  s.d_offsets = in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr;
+  for (const Cut& c : cuts) {
+    split.row_start.push_back(c.row_start);
+    split.first_product.push_back(c.first_product);
+    split.a_offset.push_back(c.a_offset);
+    split.d_offset.push_back(c.d_offset);
+  }
+  return split;
+}
 
-  if (s.rows == 0) {  // (such an A may have no arrays at all)
-    RowSplit none;
-    none.parts = parts;
-    return none;
-  }
+template <class Offset>
+std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
+                                  const std::vector<long long>& rows) {
+  std::vector<long long> out(rows.size(), 0);
+  if (!offsets || rows.empty()) return out;
   const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<int> products(ctx, static_cast<size_t>(s.rows));
-  DeviceBuffer<long long> before(ctx, static_cast<size_t>(s.rows));
-  const TermCount count{&in, products.get()};
-  launch_analysis<Offset, Col>(ctx, nullptr, 0, nullptr, &count);
-  size_t bytes = scan_temp_bytes(s.rows);
-  DeviceBuffer<unsigned char> temp(ctx, bytes);
-  scan_products(temp.get(), bytes, products.get(), before.get(), s.rows, stream);
-  s.before = before.get();
-  s.products = products.get();
-  DeviceBuffer<RowSplit> result(ctx, 1);
-  split_kernel<Offset><<<1, kMaxParts + 1, 0, stream>>>(s, result.get());
+  DeviceBuffer<long long> rows_d(ctx, rows.size()), out_d(ctx, rows.size());
+  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(rows_d.get(), rows.data(), sizeof(long long) * rows.size(),
+                                    cudaMemcpyHostToDevice, stream));
+  const auto n = static_cast<long long>(rows.size());
+  gather_kernel<Offset><<<static_cast<int>((n + 255) / 256), 256, 0, stream>>>(
+      offsets, rows_d.get(), n, out_d.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
-  return ctx.read_back(result.get());
+  ctx.read_back(out.data(), out_d.get(), sizeof(long long) * rows.size());
+  return out;
 }
 
 template <class Offset>
@@ -138,9 +178,14 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col) \
-  template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const std::vector<double>&);
+#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                          \
+  template RowSplit split_rows<Offset, Col>(                                           \
+      Context&, const Operands&, const std::function<std::vector<double>(long long)>&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SPLIT)
+template std::vector<long long> offsets_at<int32_t>(Context&, const int32_t*,
+                                                    const std::vector<long long>&);
+template std::vector<long long> offsets_at<int64_t>(Context&, const int64_t*,
+                                                    const std::vector<long long>&);
 template void shift_offsets<int32_t>(int32_t*, const int32_t*, int64_t, int64_t, cudaStream_t);
 template void shift_offsets<int64_t>(int64_t*, const int64_t*, int64_t, int64_t, cudaStream_t);
 

@@ -11,35 +11,38 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace spgemm::cuda {
 
-// The most parts a product is split in (spgemm.h's SPGEMM_MAX_DEVICES).
-inline constexpr int kMaxParts = SPGEMM_MAX_DEVICES;
-
 // Where the rows of C = op(A) * op(B) (+ D) are cut: part p has the rows
 // [row_start[p], row_start[p + 1]) and first_product[p + 1] - first_product[p]
 // of the `total` products; a_offset / d_offset are A's / D's row offsets at
-// row_start, as stored (with the index base; 0 without D).
+// row_start, as stored (with the index base; 0 without D). parts + 1 cuts.
 struct RowSplit {
   int parts = 0;
   long long total = 0;
-  long long row_start[kMaxParts + 1] = {};
-  long long first_product[kMaxParts + 1] = {};
-  long long a_offset[kMaxParts + 1] = {};
-  long long d_offset[kMaxParts + 1] = {};
+  std::vector<long long> row_start, first_product, a_offset, d_offset;
 };
 
 // Rows cut so that part p gets (as close as whole rows allow) the share
-// shares[p] / sum(shares) of the products: one analysis pass, a scan and a
-// search on ctx's stream, one synchronization. shares: 1..kMaxParts entries,
+// shares[p] / sum(shares) of the products, where shares = shares_for(total
+// products): one analysis pass and a scan on ctx's stream, a readback of the
+// total, the cuts, and a readback of them. shares: at least one entry, each
 // >= 0, not all 0.
 template <class Offset, class Col>
-RowSplit split_rows(Context& ctx, const Operands& in, const std::vector<double>& shares);
+RowSplit split_rows(Context& ctx, const Operands& in,
+                    const std::function<std::vector<double>(long long total)>& shares_for);
 
-// The device workspace of one split_rows for `rows` rows.
-size_t split_rows_workspace_bytes(int64_t rows);
+// offsets[rows[i]] for every i (device offsets, nullptr: all 0), with one
+// synchronization of ctx's stream.
+template <class Offset>
+std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
+                                  const std::vector<long long>& rows);
+
+// The device workspace of one split_rows for `rows` rows and `parts` parts.
+size_t split_rows_workspace_bytes(int64_t rows, int parts);
 
 // out[i] = in[i] + delta for i in [0, n), on `stream`, whose device holds
 // both (out may be in).

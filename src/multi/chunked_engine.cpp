@@ -1,0 +1,200 @@
+#include "multi/chunked_engine.hpp"
+
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "core/values.hpp"
+#include "cuda/configs/bins.hpp"
+#include "cuda/cuda_engine.hpp"
+#include "cuda/partition/row_split.hpp"
+#include "multi/row_blocks.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace spgemm {
+
+namespace {
+
+template <class Value, class Offset, class Col>
+class ChunkedEngine final : public Engine {
+  using PartT = multi::Part<Value, Offset, Col>;
+  static constexpr size_t kEntryBytes = sizeof(Col) + sizeof(Value);
+
+ public:
+  explicit ChunkedEngine(Context& ctx) : ctx_(ctx), whole_(make_cuda_engine<Value, Offset, Col>(ctx)) {}
+
+  ~ChunkedEngine() override {
+    if (copy_stream_) {
+      cudaStreamSynchronize(copy_stream_);
+      cudaStreamDestroy(copy_stream_);
+    }
+  }
+
+  std::unique_ptr<Transpose> make_transpose() override { return whole_->make_transpose(); }
+
+  // The whole product's analysis and symbolic phase, then (numeric) the
+  // cuts, one chunk's analysis at a time (no more than the whole one's) and
+  // its shifted row offsets, and the chunk buffers: at most the chunk bytes
+  // as they are now, if no row of C alone takes more than half.
+  size_t workspace_bytes(const Operands& shapes) const override {
+    const int64_t rows = shapes.A->rows;
+    return 2 * whole_->workspace_bytes(shapes) +
+           3 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
+           2 * DeviceBuffer<long long>::workspace_bytes(rows + 1) + chunk_bytes() +
+           4 * Arena::kAlignment;
+  }
+
+  void check_structures(const CheckedOperand* operands, int count) override {
+    whole_->check_structures(operands, count);
+  }
+
+  uint64_t fingerprint(const MatrixDesc& m) override { return whole_->fingerprint(m); }
+
+  void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
+    chunk_rows_.clear();
+    whole_->analyze(in, checks, count);
+  }
+
+  int64_t symbolic(const Operands& in, MatrixDesc& C) override {
+    const int64_t rows = C.rows;
+    DeviceBuffer<Offset> offsets(ctx_, static_cast<size_t>(rows + 1));
+    MatrixDesc on_device = C;
+    on_device.row_offsets = offsets.get();
+    on_device.memory = SPGEMM_MEMORY_DEVICE;
+    const int64_t nnz = whole_->symbolic(in, on_device);
+    if (nnz > static_cast<int64_t>(std::numeric_limits<Offset>::max()) - C.base) return nnz;
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(C.row_offsets, offsets.get(), sizeof(Offset) * (rows + 1),
+                                      cudaMemcpyDeviceToHost, ctx_.stream()));
+    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
+    return nnz;
+  }
+
+  void numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) override {
+    if (C.rows == 0) return;
+    const cuda::RowSplit cut = chunks(in, C);
+    int64_t most = 0;  // entries of the largest chunk
+    for (int p = 0; p < cut.parts; ++p)
+      most = std::max(most, entries_before(C, cut.row_start[p + 1]) -
+                                entries_before(C, cut.row_start[p]));
+    const cudaStream_t stream = ctx_.stream();
+    if (!copy_stream_) {
+      SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    }
+    DeviceBuffer<Col> cols[2] = {{ctx_, static_cast<size_t>(most)},
+                                 {ctx_, static_cast<size_t>(most)}};
+    DeviceBuffer<Value> values[2] = {{ctx_, static_cast<size_t>(most)},
+                                     {ctx_, static_cast<size_t>(most)}};
+    // however a chunk fails, the buffers go back only once their copies are done
+    struct Drain {
+      ChunkedEngine& e;
+      ~Drain() {
+        for (multi::Event& copied : e.copied_)
+          if (copied.get()) cudaStreamWaitEvent(e.ctx_.stream(), copied.get(), 0);
+      }
+    } drain{*this};
+    for (int p = 0; p < cut.parts; ++p) {
+      PartT part(cut, p, ctx_, ctx_.device(), in);
+      if (part.rows == 0) continue;
+      part.place_structures(in);
+      part.place_values(in);
+      part.engine = make_cuda_engine<Value, Offset, Col>(ctx_);
+      part.engine->analyze(part.operands(), nullptr, 0);
+      part.describe_c(C);
+      part.C.memory = SPGEMM_MEMORY_DEVICE;
+      const int64_t first = entries_before(C, part.first_row);
+      const int64_t nnz = part.engine->symbolic(part.operands(), part.C);
+      if (nnz != entries_before(C, part.first_row + part.rows) - first)
+        fail(SPGEMM_STATUS_INVALID_VALUE,
+             "C's row offsets differ from what spgemmSymbolic wrote (or A's or B's structure "
+             "changed since): analyze and run spgemmSymbolic again");
+      part.C.nnz = nnz;
+      const int b = p % 2;
+      copied_[b].wait_on(stream);  // the buffer's previous chunk is on the host
+      part.C.col_ind = cols[b].get();
+      part.C.values = values[b].get();
+      part.engine->numeric(part.operands(), part.C, alpha, beta);
+      if (nnz == 0) continue;
+      computed_[b].record(stream);
+      computed_[b].wait_on(copy_stream_);
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + first, cols[b].get(),
+                                        sizeof(Col) * nnz, cudaMemcpyDeviceToHost, copy_stream_));
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Value*>(C.values) + first, values[b].get(),
+                                        sizeof(Value) * nnz, cudaMemcpyDeviceToHost,
+                                        copy_stream_));
+      copied_[b].record(copy_stream_);
+    }
+    chunk_rows_.assign(cut.row_start.begin(), cut.row_start.end());
+  }
+
+  // The chunks of the last numeric phase (one part before the first).
+  std::vector<PartReport> partition() override {
+    std::vector<PartReport> report;
+    for (size_t p = 0; p + 1 < chunk_rows_.size(); ++p)
+      report.push_back({ctx_.device(), chunk_rows_[p], chunk_rows_[p + 1] - chunk_rows_[p], -1,
+                        -1.0f});
+    return report;
+  }
+
+ private:
+  size_t chunk_bytes() const {
+    if (ctx_.output_chunk_bytes() > 0) return ctx_.output_chunk_bytes();
+    size_t free = 0, total = 0;
+    SPGEMM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return static_cast<size_t>(static_cast<double>(total) * cuda::kOutputChunkShare);
+  }
+
+  // C's entries before `row`, from its host row offsets.
+  static int64_t entries_before(const MatrixDesc& C, int64_t row) {
+    return static_cast<int64_t>(static_cast<const Offset*>(C.row_offsets)[row]) - C.base;
+  }
+
+  // Rows cut so that each chunk has at most half the chunk bytes of entries
+  // (and at least one row), with A's and D's row offsets at the cuts.
+  cuda::RowSplit chunks(const Operands& in, const MatrixDesc& C) const {
+    const auto per_chunk =
+        std::max<int64_t>(1, static_cast<int64_t>(chunk_bytes() / 2 / kEntryBytes));
+    const auto* offsets = static_cast<const Offset*>(C.row_offsets);
+    cuda::RowSplit cut;
+    cut.row_start.push_back(0);
+    for (int64_t start = 0; start < C.rows;) {
+      // the last row whose end stays within per_chunk entries of start's
+      const Offset limit = static_cast<Offset>(
+          std::min<int64_t>(static_cast<int64_t>(offsets[start]) + per_chunk,
+                            std::numeric_limits<Offset>::max()));
+      const Offset* end = std::upper_bound(offsets + start + 1, offsets + C.rows + 1, limit);
+      start = std::max<int64_t>(start + 1, (end - offsets) - 1);
+      cut.row_start.push_back(start);
+    }
+    cut.parts = static_cast<int>(cut.row_start.size()) - 1;
+    cut.first_product.assign(cut.row_start.size(), 0);
+    cut.a_offset = cuda::offsets_at(ctx_, static_cast<const Offset*>(in.A->row_offsets),
+                                    cut.row_start);
+    cut.d_offset = cuda::offsets_at(
+        ctx_, in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr, cut.row_start);
+    return cut;
+  }
+
+  Context& ctx_;
+  std::unique_ptr<Engine> whole_;  // analysis and symbolic phase of the whole product
+  cudaStream_t copy_stream_ = nullptr;
+  multi::Event computed_[2], copied_[2];  // per chunk buffer
+  std::vector<int64_t> chunk_rows_;        // the last numeric phase's cuts
+};
+
+}  // namespace
+
+template <class Value, class Offset, class Col>
+std::unique_ptr<Engine> make_chunked_engine(Context& ctx) {
+  return std::make_unique<ChunkedEngine<Value, Offset, Col>>(ctx);
+}
+
+#define SPGEMM_INSTANTIATE_CHUNKED_ENGINE(Value, Offset, Col) \
+  template std::unique_ptr<Engine> make_chunked_engine<Value, Offset, Col>(Context&);
+#define SPGEMM_INSTANTIATE_CHUNKED_ENGINES(Offset, Col) \
+  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CHUNKED_ENGINE, Offset, Col)
+SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHUNKED_ENGINES)
+
+}  // namespace spgemm

@@ -1,0 +1,217 @@
+// What the engines of src/multi/ share: a product cut into row blocks
+// ("parts"), each an ordinary product of its rows of op(A) (and D) times B,
+// computed by a GPU engine on a context of its own or of the handle's.
+#pragma once
+
+#include "core/context.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "cuda/partition/row_split.hpp"
+#include "plan/engine.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace spgemm::multi {
+
+// Runs body(i) for every i in [0, n) at once, one host thread each beyond
+// the caller's; rethrows the first failure once all have ended.
+template <class Body>
+void at_once(int n, const Body& body) {
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  auto run = [&](int i) {
+    try {
+      body(i);
+    } catch (...) {
+      errors[static_cast<size_t>(i)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  try {
+    for (int i = 1; i < n; ++i) threads.emplace_back(run, i);
+  } catch (...) {
+    for (std::thread& t : threads) t.join();
+    throw;
+  }
+  if (n > 0) run(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// A CUDA event, created on the current device at its first record (an event
+// is recorded on streams of the device it was created on).
+class Event {
+ public:
+  Event() = default;
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t stream) {
+    if (!event_) SPGEMM_CUDA_CHECK(cudaEventCreate(&event_));
+    SPGEMM_CUDA_CHECK(cudaEventRecord(event_, stream));
+  }
+  // `stream` waits for the last record (none yet: nothing to wait for).
+  void wait_on(cudaStream_t stream) const {
+    if (event_) SPGEMM_CUDA_CHECK(cudaStreamWaitEvent(stream, event_, 0));
+  }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+template <class T>
+void* advanced(void* p, int64_t n) {
+  return static_cast<T*>(p) + n;
+}
+
+// `count` elements from one device to another, ordered on `stream`.
+template <class T>
+void copy_between(T* to, int to_device, const T* from, int from_device, int64_t count,
+                  cudaStream_t stream) {
+  if (count > 0)
+    SPGEMM_CUDA_CHECK(cudaMemcpyPeerAsync(to, to_device, from, from_device,
+                                          static_cast<size_t>(count) * sizeof(T), stream));
+}
+
+// One part: its rows of C, the operands as its engine sees them, and the
+// copies it holds where it is on another device than the operands
+// (`remote`). Its memory comes from its context, on its stream.
+template <class Value, class Offset, class Col>
+struct Part {
+  Context* ctx = nullptr;
+  int home = -1;  // the operands' device
+  bool remote = false;
+  int64_t first_row = 0, rows = 0, products = 0;
+  int64_t a_first = 0, a_nnz = 0, d_first = 0, d_nnz = 0;  // A's / D's entries of the rows
+  int64_t c_first = 0, c_nnz = 0;                          // C's entries of the rows
+  bool has_d = false;
+  MatrixDesc A, B, D, C;
+  std::unique_ptr<Engine> engine;
+  DeviceBuffer<Offset> a_offsets, b_offsets, d_offsets, c_offsets;
+  DeviceBuffer<Col> a_cols, b_cols, d_cols, c_cols;
+  DeviceBuffer<Value> a_values, b_values, d_values, c_values;
+  Event start, done;
+  bool timed = false;
+
+  // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
+  Part(const cuda::RowSplit& cut, int p, Context& context, int home_device, const Operands& in)
+      : ctx(&context), home(home_device), remote(context.device() != home_device) {
+    const auto at = static_cast<size_t>(p);
+    first_row = cut.row_start[at];
+    rows = cut.row_start[at + 1] - cut.row_start[at];
+    products = cut.first_product[at + 1] - cut.first_product[at];
+    a_first = cut.a_offset[at] - in.A->base;
+    a_nnz = cut.a_offset[at + 1] - cut.a_offset[at];
+    has_d = in.D != nullptr;
+    if (has_d) {
+      d_first = cut.d_offset[at] - in.D->base;
+      d_nnz = cut.d_offset[at + 1] - cut.d_offset[at];
+    }
+  }
+  Part(const Part&) = delete;
+  Part& operator=(const Part&) = delete;
+  ~Part() {
+    Context::DeviceGuard guard(*ctx);  // its memory goes back on its device
+    engine.reset();
+    for (auto* b : {&a_offsets, &b_offsets, &d_offsets, &c_offsets}) b->reset();
+    for (auto* b : {&a_cols, &b_cols, &d_cols, &c_cols}) b->reset();
+    for (auto* b : {&a_values, &b_values, &d_values, &c_values}) b->reset();
+  }
+
+  Operands operands() const { return {&A, &B, has_d ? &D : nullptr}; }
+  cudaStream_t stream() const { return ctx->stream(); }
+
+  // The operands' structures as the part reads them, and its row offsets of
+  // C, at analyze (its device current).
+  void place_structures(const Operands& in) {
+    place_rows(*in.A, a_first, a_nnz, A, a_offsets, a_cols, a_values);
+    if (has_d) place_rows(*in.D, d_first, d_nnz, D, d_offsets, d_cols, d_values);
+    B = *in.B;
+    if (remote) {
+      b_offsets.reallocate(*ctx, static_cast<size_t>(B.rows + 1));
+      b_cols.reallocate(*ctx, static_cast<size_t>(B.nnz));
+      b_values.reallocate(*ctx, static_cast<size_t>(B.nnz));
+      copy_between(b_offsets.get(), ctx->device(), static_cast<const Offset*>(in.B->row_offsets),
+                   home, B.rows + 1, stream());
+      copy_between(b_cols.get(), ctx->device(), static_cast<const Col*>(in.B->col_ind), home,
+                   B.nnz, stream());
+      B.row_offsets = b_offsets.get();
+      B.col_ind = b_cols.get();
+      B.values = b_values.get();
+    }
+    c_offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
+  }
+
+  // The operands' values as they are now (and, on the operands' device,
+  // their arrays as the descriptors name them now), at every numeric phase.
+  void place_values(const Operands& in) {
+    if (!remote) {
+      view_from(*in.A, a_first, A);
+      B = *in.B;
+      if (has_d) view_from(*in.D, d_first, D);
+      return;
+    }
+    auto copy_values = [&](const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out) {
+      copy_between(static_cast<Value*>(out.values), ctx->device(),
+                   static_cast<const Value*>(m.values) + first, home, nnz, stream());
+    };
+    copy_values(*in.A, a_first, a_nnz, A);
+    copy_values(*in.B, 0, in.B->nnz, B);
+    if (has_d) copy_values(*in.D, d_first, d_nnz, D);
+  }
+
+  // C's descriptor for the part's symbolic phase: C's types, its rows, its
+  // own row offsets.
+  void describe_c(const MatrixDesc& whole) {
+    C = whole;
+    C.rows = rows;
+    C.nnz = 0;
+    C.row_offsets = c_offsets.get();
+    C.col_ind = C.values = nullptr;
+  }
+
+ private:
+  // m's arrays from its entry `first` on, read in place.
+  static void view_from(const MatrixDesc& m, int64_t first, MatrixDesc& out) {
+    out.col_ind = advanced<Col>(m.col_ind, first);
+    out.values = advanced<Value>(m.values, first);
+  }
+
+  // The part's row block of m (entries [first, first + nnz)): shifted row
+  // offsets of its own; columns and values in place on the operands'
+  // device, copies elsewhere (columns now, values at numeric).
+  void place_rows(const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out,
+                  DeviceBuffer<Offset>& offsets, DeviceBuffer<Col>& cols,
+                  DeviceBuffer<Value>& values) {
+    out = m;
+    out.rows = rows;
+    out.nnz = nnz;
+    offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
+    const Offset* from = static_cast<const Offset*>(m.row_offsets) + first_row;
+    if (remote) {
+      copy_between(offsets.get(), ctx->device(), from, home, rows + 1, stream());
+      from = offsets.get();
+      cols.reallocate(*ctx, static_cast<size_t>(nnz));
+      values.reallocate(*ctx, static_cast<size_t>(nnz));
+      copy_between(cols.get(), ctx->device(), static_cast<const Col*>(m.col_ind) + first, home,
+                   nnz, stream());
+      out.col_ind = cols.get();
+      out.values = values.get();
+    } else {
+      view_from(m, first, out);
+    }
+    cuda::shift_offsets(offsets.get(), from, rows + 1, -first, stream());
+    out.row_offsets = offsets.get();
+  }
+};
+
+}  // namespace spgemm::multi

@@ -186,18 +186,15 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
   Result r;
   r.total_ms = bench::median(totals);
   r.again_ms = bench::median(agains);
-  const int cap = SPGEMM_MAX_DEVICES;
-  r.rows.assign(cap, 0);
-  r.products.assign(cap, 0);
-  r.part_ms.assign(cap, 0);
-  std::vector<int> devs(cap);
-  std::vector<int64_t> firsts(cap);
-  check_spgemm(spgemmPlanGetPartition(h, plan, cap, &r.parts, devs.data(), firsts.data(),
-                                      r.rows.data(), r.products.data(), r.part_ms.data()),
+  check_spgemm(spgemmPlanGetPartition(h, plan, 0, &r.parts, nullptr, nullptr, nullptr, nullptr,
+                                      nullptr),
                "spgemmPlanGetPartition");
-  r.rows.resize(r.parts);
-  r.products.resize(r.parts);
-  r.part_ms.resize(r.parts);
+  r.rows.assign(static_cast<size_t>(r.parts), 0);
+  r.products.assign(static_cast<size_t>(r.parts), 0);
+  r.part_ms.assign(static_cast<size_t>(r.parts), 0);
+  check_spgemm(spgemmPlanGetPartition(h, plan, r.parts, &r.parts, nullptr, nullptr, r.rows.data(),
+                                      r.products.data(), r.part_ms.data()),
+               "spgemmPlanGetPartition");
   r.offsets = download(c_off, A.rows + 1, stream);
   r.cols = download(static_cast<int32_t*>(c_col), nnz, stream);
   r.values = download(static_cast<double*>(c_val), nnz, stream);

@@ -50,11 +50,12 @@ struct Options {
 template <class T>
 T* upload(const std::vector<T>& host, cudaStream_t stream) {
   T* dev = nullptr;
-  check_cuda(cudaMalloc(reinterpret_cast<void**>(&dev), std::max<size_t>(1, host.size()) * sizeof(T)),
-             "cudaMalloc");
-  check_cuda(cudaMemcpyAsync(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
-                             stream),
-             "upload");
+  check_cuda(
+      cudaMalloc(reinterpret_cast<void**>(&dev), std::max<size_t>(1, host.size()) * sizeof(T)),
+      "cudaMalloc");
+  check_cuda(
+      cudaMemcpyAsync(dev, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream),
+      "upload");
   return dev;
 }
 
@@ -102,7 +103,8 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
                  "spgemmSetPartitionMinProducts");
   }
   const bool c_on_host = host_chunk > 0;
-  if (c_on_host) check_spgemm(spgemmSetOutputChunkBytes(h, host_chunk), "spgemmSetOutputChunkBytes");
+  if (c_on_host)
+    check_spgemm(spgemmSetOutputChunkBytes(h, host_chunk), "spgemmSetOutputChunkBytes");
   int32_t *a_off = upload(A.row_offsets, stream), *a_col = upload(A.col_ind, stream);
   double* a_val = upload(A.values, stream);
   int32_t *b_off = upload(B.row_offsets, stream), *b_col = upload(B.col_ind, stream);
@@ -186,9 +188,9 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
   Result r;
   r.total_ms = bench::median(totals);
   r.again_ms = bench::median(agains);
-  check_spgemm(spgemmPlanGetPartition(h, plan, 0, &r.parts, nullptr, nullptr, nullptr, nullptr,
-                                      nullptr),
-               "spgemmPlanGetPartition");
+  check_spgemm(
+      spgemmPlanGetPartition(h, plan, 0, &r.parts, nullptr, nullptr, nullptr, nullptr, nullptr),
+      "spgemmPlanGetPartition");
   r.rows.assign(static_cast<size_t>(r.parts), 0);
   r.products.assign(static_cast<size_t>(r.parts), 0);
   r.part_ms.assign(static_cast<size_t>(r.parts), 0);
@@ -262,10 +264,11 @@ std::string joined(const std::vector<float>& v) {
 }
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "%s\nusage: spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N] "
-               "[--warmup N] [--csv FILE] [--min-products N] (--gen SPEC | FILE)...\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "%s\nusage: spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N] "
+      "[--warmup N] [--csv FILE] [--min-products N] (--gen SPEC | FILE)...\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -330,9 +333,10 @@ int main(int argc, char** argv) {
                  "one_again_ms,other_again_ms,part_numeric_ms,part_products,spread,"
                  "copy_bound_ms,check\n",
                  command.c_str());
-  fmt::print("{:<24} {:<14} {:>11} {:>5} | {:>8} {:>8} {:>5} | {:>8} {:>8} {:>5} | {:>6} {:>8} {}\n",
-             "matrix", "mode", "products", "parts", "one ms", "other", "x", "again 1", "other",
-             "x", "spread", "copy ms", "check / part numeric ms");
+  fmt::print(
+      "{:<24} {:<14} {:>11} {:>5} | {:>8} {:>8} {:>5} | {:>8} {:>8} {:>5} | {:>6} {:>8} {}\n",
+      "matrix", "mode", "products", "parts", "one ms", "other", "x", "again 1", "other", "x",
+      "spread", "copy ms", "check / part numeric ms");
   int failures = 0;
   for (const auto& [is_file, source] : opts.inputs) {
     const HostCsr<double> A =
@@ -352,22 +356,22 @@ int main(int argc, char** argv) {
           fastest = std::min(fastest, other.part_ms[p]);
         }
       const double spread = slowest > 0 && fastest > 0 ? slowest / fastest : std::nan("");
-      fmt::print("{:<24} {:<14} {:>11} {:>5} | {:>8.3f} {:>8.3f} {:>5.2f} | {:>8.3f} {:>8.3f} "
-                 "{:>5.2f} | {:>6.2f} {:>8.3f} {} {}\n",
-                 name, mode, products, other.parts, one.total_ms, other.total_ms,
-                 one.total_ms / other.total_ms, one.again_ms, other.again_ms,
-                 one.again_ms / other.again_ms, spread, copy_ms, agree ? "AGREE" : "DIFFER",
-                 joined(other.part_ms));
+      fmt::print(
+          "{:<24} {:<14} {:>11} {:>5} | {:>8.3f} {:>8.3f} {:>5.2f} | {:>8.3f} {:>8.3f} "
+          "{:>5.2f} | {:>6.2f} {:>8.3f} {} {}\n",
+          name, mode, products, other.parts, one.total_ms, other.total_ms,
+          one.total_ms / other.total_ms, one.again_ms, other.again_ms,
+          one.again_ms / other.again_ms, spread, copy_ms, agree ? "AGREE" : "DIFFER",
+          joined(other.part_ms));
       if (!csv) return;
       std::string part_products;
       for (int64_t x : other.products)
         part_products += (part_products.empty() ? "" : ";") + std::to_string(x);
       std::fprintf(csv, "%s,%s,%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s\n",
                    name.c_str(), mode.c_str(), static_cast<long long>(A.rows),
-                   static_cast<long long>(products), other.values.size(), other.parts,
-                   one.total_ms, other.total_ms, one.again_ms, other.again_ms,
-                   joined(other.part_ms).c_str(), part_products.c_str(), spread, copy_ms,
-                   agree ? "agree" : "differ");
+                   static_cast<long long>(products), other.values.size(), other.parts, one.total_ms,
+                   other.total_ms, one.again_ms, other.again_ms, joined(other.part_ms).c_str(),
+                   part_products.c_str(), spread, copy_ms, agree ? "agree" : "differ");
     };
     if (!opts.devices.empty()) {
       std::string mode = "split:";

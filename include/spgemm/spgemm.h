@@ -169,9 +169,9 @@ SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* ena
  * where the devices allow it), values again at every numeric phase.
  * Products of fewer than spgemmSetPartitionMinProducts products run whole on
  * the handle's device. count 0 (devices NULL): the handle's device alone.
- * Host-memory plans ignore the setting. SPGEMM_STATUS_INVALID_VALUE for an
- * ordinal that does not exist or count outside [0, SPGEMM_MAX_DEVICES];
- * SPGEMM_STATUS_NO_DEVICE without a GPU. */
+ * Host-memory plans and plans whose C is in host memory ignore the setting.
+ * SPGEMM_STATUS_INVALID_VALUE for an ordinal that does not exist or count
+ * outside [0, SPGEMM_MAX_DEVICES]; SPGEMM_STATUS_NO_DEVICE without a GPU. */
 #define SPGEMM_MAX_DEVICES 16
 SPGEMM_API spgemmStatus_t spgemmSetDevices(spgemmHandle_t handle, int count, const int* devices);
 /* *count receives the number of devices set (0: none); the first `capacity`
@@ -284,7 +284,8 @@ SPGEMM_API spgemmStatus_t spgemmNumericWithAddend(spgemmHandle_t handle, spgemmP
                                                   const void* alpha, const void* beta);
 
 /* After spgemmAnalyze: how the plan's rows are split among the handle's
- * devices (spgemmSetDevices). *parts receives the number of parts: 1 when the
+ * devices (spgemmSetDevices), or, for a C in host memory, the chunks of its
+ * last numeric phase. *parts receives the number of parts: 1 when the
  * product runs whole, on the handle's device or the host. For each of the
  * first `capacity` parts, the arrays that are not NULL receive its device
  * ordinal (-1: the host), its first row of C, its number of rows, its

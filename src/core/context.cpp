@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -144,7 +145,7 @@ void Context::set_partition_shares(const double* shares, int count) {
              std::to_string(partitioning_.parts.size()) + "), or be NULL with count 0");
   double sum = 0;
   for (int i = 0; i < count; ++i) {
-    if (!(shares[i] >= 0) || shares[i] > 1e300)
+    if (!std::isfinite(shares[i]) || shares[i] < 0)
       fail(SPGEMM_STATUS_INVALID_VALUE, "shares must be finite and >= 0");
     sum += shares[i];
   }

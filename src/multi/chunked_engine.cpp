@@ -24,7 +24,8 @@ class ChunkedEngine final : public Engine {
   static constexpr size_t kEntryBytes = sizeof(Col) + sizeof(Value);
 
  public:
-  explicit ChunkedEngine(Context& ctx) : ctx_(ctx), whole_(make_cuda_engine<Value, Offset, Col>(ctx)) {}
+  explicit ChunkedEngine(Context& ctx)
+      : ctx_(ctx), whole_(make_cuda_engine<Value, Offset, Col>(ctx)) {}
 
   ~ChunkedEngine() override {
     if (copy_stream_) {
@@ -77,8 +78,8 @@ class ChunkedEngine final : public Engine {
     const cuda::RowSplit cut = chunks(in, C);
     int64_t most = 0;  // entries of the largest chunk
     for (int p = 0; p < cut.parts; ++p)
-      most = std::max(most, entries_before(C, cut.row_start[p + 1]) -
-                                entries_before(C, cut.row_start[p]));
+      most = std::max(
+          most, entries_before(C, cut.row_start[p + 1]) - entries_before(C, cut.row_start[p]));
     const cudaStream_t stream = ctx_.stream();
     if (!copy_stream_) {
       SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
@@ -122,8 +123,7 @@ class ChunkedEngine final : public Engine {
       SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + first, cols[b].get(),
                                         sizeof(Col) * nnz, cudaMemcpyDeviceToHost, copy_stream_));
       SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Value*>(C.values) + first, values[b].get(),
-                                        sizeof(Value) * nnz, cudaMemcpyDeviceToHost,
-                                        copy_stream_));
+                                        sizeof(Value) * nnz, cudaMemcpyDeviceToHost, copy_stream_));
       copied_[b].record(copy_stream_);
     }
     chunk_rows_.assign(cut.row_start.begin(), cut.row_start.end());
@@ -133,8 +133,8 @@ class ChunkedEngine final : public Engine {
   std::vector<PartReport> partition() override {
     std::vector<PartReport> report;
     for (size_t p = 0; p + 1 < chunk_rows_.size(); ++p)
-      report.push_back({ctx_.device(), chunk_rows_[p], chunk_rows_[p + 1] - chunk_rows_[p], -1,
-                        -1.0f});
+      report.push_back(
+          {ctx_.device(), chunk_rows_[p], chunk_rows_[p + 1] - chunk_rows_[p], -1, -1.0f});
     return report;
   }
 
@@ -161,17 +161,16 @@ class ChunkedEngine final : public Engine {
     cut.row_start.push_back(0);
     for (int64_t start = 0; start < C.rows;) {
       // the last row whose end stays within per_chunk entries of start's
-      const Offset limit = static_cast<Offset>(
-          std::min<int64_t>(static_cast<int64_t>(offsets[start]) + per_chunk,
-                            std::numeric_limits<Offset>::max()));
+      const Offset limit = static_cast<Offset>(std::min<int64_t>(
+          static_cast<int64_t>(offsets[start]) + per_chunk, std::numeric_limits<Offset>::max()));
       const Offset* end = std::upper_bound(offsets + start + 1, offsets + C.rows + 1, limit);
       start = std::max<int64_t>(start + 1, (end - offsets) - 1);
       cut.row_start.push_back(start);
     }
     cut.parts = static_cast<int>(cut.row_start.size()) - 1;
     cut.first_product.assign(cut.row_start.size(), 0);
-    cut.a_offset = cuda::offsets_at(ctx_, static_cast<const Offset*>(in.A->row_offsets),
-                                    cut.row_start);
+    cut.a_offset =
+        cuda::offsets_at(ctx_, static_cast<const Offset*>(in.A->row_offsets), cut.row_start);
     cut.d_offset = cuda::offsets_at(
         ctx_, in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr, cut.row_start);
     return cut;
@@ -181,7 +180,7 @@ class ChunkedEngine final : public Engine {
   std::unique_ptr<Engine> whole_;  // analysis and symbolic phase of the whole product
   cudaStream_t copy_stream_ = nullptr;
   multi::Event computed_[2], copied_[2];  // per chunk buffer
-  std::vector<int64_t> chunk_rows_;        // the last numeric phase's cuts
+  std::vector<int64_t> chunk_rows_;       // the last numeric phase's cuts
 };
 
 }  // namespace

@@ -141,8 +141,8 @@ class PartitionedEngine final : public Engine {
       }
       part.engine->numeric(part.operands(), part.C, alpha, beta);
       if (part.remote) {
-        copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(),
-                     part.c_cols.get(), part.ctx->device(), part.c_nnz, stream);
+        copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(), part.c_cols.get(),
+                     part.ctx->device(), part.c_nnz, stream);
         copy_between(static_cast<Value*>(C.values) + part.c_first, ctx_.device(),
                      part.c_values.get(), part.ctx->device(), part.c_nnz, stream);
       }
@@ -192,7 +192,7 @@ class PartitionedEngine final : public Engine {
   bool split_ = false;
   int64_t rows_ = 0;
   long long total_ = 0;  // products
-  Event ready_;  // on the handle's stream: what the parts wait for
+  Event ready_;          // on the handle's stream: what the parts wait for
 };
 
 }  // namespace

@@ -142,8 +142,8 @@ struct Part {
       b_values.reallocate(*ctx, static_cast<size_t>(B.nnz));
       copy_between(b_offsets.get(), ctx->device(), static_cast<const Offset*>(in.B->row_offsets),
                    home, B.rows + 1, stream());
-      copy_between(b_cols.get(), ctx->device(), static_cast<const Col*>(in.B->col_ind), home,
-                   B.nnz, stream());
+      copy_between(b_cols.get(), ctx->device(), static_cast<const Col*>(in.B->col_ind), home, B.nnz,
+                   stream());
       B.row_offsets = b_offsets.get();
       B.col_ind = b_cols.get();
       B.values = b_values.get();
@@ -202,8 +202,8 @@ struct Part {
       from = offsets.get();
       cols.reallocate(*ctx, static_cast<size_t>(nnz));
       values.reallocate(*ctx, static_cast<size_t>(nnz));
-      copy_between(cols.get(), ctx->device(), static_cast<const Col*>(m.col_ind) + first, home,
-                   nnz, stream());
+      copy_between(cols.get(), ctx->device(), static_cast<const Col*>(m.col_ind) + first, home, nnz,
+                   stream());
       out.col_ind = cols.get();
       out.values = values.get();
     } else {

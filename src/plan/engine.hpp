@@ -24,7 +24,8 @@ struct Operands {
   const MatrixDesc* D;  // nullptr: no addend
 };
 
-// One part of a product split among devices (src/multi/).
+// One row block of a product split among devices or computed in chunks
+// (src/multi/).
 struct PartReport {
   int device = -1;
   int64_t first_row = 0;
@@ -63,8 +64,9 @@ class Engine {
   // (beta only read when there is a D).
   virtual void numeric(const Operands& in, MatrixDesc& C, const void* alpha,
                        const void* beta) = 0;
-  // After analyze: the parts of a product split among devices; empty where
-  // it runs whole (every engine but src/multi's, and small products there).
+  // After analyze: the row blocks of a product split among devices (or, C
+  // in host memory, the chunks of the last numeric phase); empty where it
+  // runs whole (every engine but src/multi's, and small products there).
   virtual std::vector<PartReport> partition() { return {}; }
 };
 

@@ -113,7 +113,14 @@ std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like,
 Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
            const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
            cudaDataType compute_type)
-    : ctx_(std::move(ctx)), memory_(A->memory), c_memory_(C->memory), A_(A), B_(B), D_(D), C_(C), op_a_(op_a),
+    : ctx_(std::move(ctx)),
+      memory_(A->memory),
+      c_memory_(C->memory),
+      A_(A),
+      B_(B),
+      D_(D),
+      C_(C),
+      op_a_(op_a),
       op_b_(op_b) {
   if (A->value_type != compute_type || B->value_type != compute_type ||
       C->value_type != compute_type)

@@ -73,9 +73,9 @@ struct PinnedArray {
 TEMPLATE_LIST_TEST_CASE("C on the host: index layouts and bases, values again",
                         "[gpu][out-of-core][layouts]", AllLayouts) {
   const ChunkHandle handle(4096);
-  check_all<TestType>(handle.h, layout_cases<typename TestType::Value>(
-                                    {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7",
-                                     "empty:0:0"}));
+  check_all<TestType>(
+      handle.h, layout_cases<typename TestType::Value>(
+                    {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7", "empty:0:0"}));
 }
 
 TEMPLATE_LIST_TEST_CASE("C on the host: C = alpha*A*B + beta*D", "[gpu][out-of-core][addend]",
@@ -106,15 +106,15 @@ TEST_CASE("C larger than the device memory given to the plan, in pinned host mem
   CappedAllocator cap;
   cap.cap = c_bytes / 4;  // C is 4x what the plan may hold on the device
   const ChunkHandle handle(cap.cap / 4);
-  spgemm_ok(spgemmSetDeviceAllocator(handle.h, &CappedAllocator::alloc, &CappedAllocator::free,
-                                     &cap),
-            "spgemmSetDeviceAllocator");
+  spgemm_ok(
+      spgemmSetDeviceAllocator(handle.h, &CappedAllocator::alloc, &CappedAllocator::free, &cap),
+      "spgemmSetDeviceAllocator");
   const cudaStream_t stream = stream_of(handle.h);
   DeviceCsr<double> a(A, stream);
   PinnedArray<int32_t> offsets(A.rows + 1, -1);
   spgemmMatDescr_t c = nullptr;
-  spgemm_ok(spgemmCreateCsr(&c, A.rows, A.cols, 0, offsets.ptr, nullptr, nullptr,
-                            SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
+  spgemm_ok(spgemmCreateCsr(&c, A.rows, A.cols, 0, offsets.ptr, nullptr, nullptr, SPGEMM_INDEX_32I,
+                            SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
             "spgemmCreateCsr(C)");
   spgemm_ok(spgemmCsrSetMemoryType(c, SPGEMM_MEMORY_HOST), "spgemmCsrSetMemoryType");
   spgemmPlan_t plan = nullptr;

@@ -95,9 +95,9 @@ Partition partition_of(spgemmHandle_t h, spgemmPlan_t plan) {
 TEMPLATE_LIST_TEST_CASE("split in two: index layouts and bases, values again",
                         "[gpu][split][layouts]", AllLayouts) {
   const SplitHandle handle({1.0, 1.0});
-  check_all<TestType>(handle, layout_cases<typename TestType::Value>(
-                                  {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7",
-                                   "empty:0:0"}));
+  check_all<TestType>(
+      handle, layout_cases<typename TestType::Value>(
+                  {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7", "empty:0:0"}));
 }
 
 TEMPLATE_LIST_TEST_CASE("split in three uneven parts, one without rows: C = alpha*A*B + beta*D",
@@ -130,8 +130,7 @@ TEST_CASE("the split follows the shares of the products, and is reported", "[gpu
   CHECK(p.devices == std::vector<int>{part_device(0), part_device(1)});
   CHECK(p.first == std::vector<int64_t>{0, p.rows[0]});
   CHECK(p.rows[0] + p.rows[1] == A.rows);
-  CHECK(p.products[0] ==
-        std::accumulate(per_row.begin(), per_row.begin() + p.rows[0], int64_t{0}));
+  CHECK(p.products[0] == std::accumulate(per_row.begin(), per_row.begin() + p.rows[0], int64_t{0}));
   CHECK(p.products[0] + p.products[1] == total);
   // the cut is the row boundary nearest a quarter of the products
   CHECK(std::abs(static_cast<double>(p.products[0]) - 0.25 * static_cast<double>(total)) <=
@@ -145,8 +144,8 @@ TEST_CASE("the split follows the shares of the products, and is reported", "[gpu
   CHECK(compare_csr(again, reference_spgemm(A2, A2, alpha), default_rtol<double>()) == "");
   const HostCsr<double> same = product.numeric(alpha);
   CHECK(same.col_ind == again.col_ind);
-  CHECK(std::memcmp(same.values.data(), again.values.data(),
-                    sizeof(double) * same.values.size()) == 0);
+  CHECK(std::memcmp(same.values.data(), again.values.data(), sizeof(double) * same.values.size()) ==
+        0);
 }
 
 TEST_CASE("small products run whole on the handle's device", "[gpu][split]") {

@@ -24,12 +24,12 @@ struct Cut {
 
 template <class Offset>
 struct CutArgs {
-  const long long* before;     // products of the rows before each row boundary, rows + 1
+  const long long* before;  // products of the rows before each row boundary, rows + 1
   long long rows;
   int parts;
-  const double* cumulative;    // shares summed up to each cut, 0 ... 1, parts + 1
+  const double* cumulative;  // shares summed up to each cut, 0 ... 1, parts + 1
   const Offset* a_offsets;
-  const Offset* d_offsets;     // nullptr: no D
+  const Offset* d_offsets;  // nullptr: no D
 };
 
 // Thread p finds cut p: the row boundary whose products before it come
@@ -45,8 +45,10 @@ __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
     long long lo = 0, hi = s.rows;  // the first row boundary at or past the target
     while (lo < hi) {
       const long long mid = lo + (hi - lo) / 2;
-      if (static_cast<double>(s.before[mid]) >= target) hi = mid;
-      else lo = mid + 1;
+      if (static_cast<double>(s.before[mid]) >= target)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     row = lo;
     if (row > 0 && target - static_cast<double>(s.before[row - 1]) <
@@ -61,8 +63,7 @@ template <class Offset>
 __global__ void __launch_bounds__(kShiftThreads)
     shift_kernel(Offset* out, const Offset* in, int64_t n, int64_t delta) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = static_cast<Offset>(static_cast<int64_t>(in[i]) + delta);
 }
 
@@ -75,8 +76,8 @@ __global__ void gather_kernel(const Offset* offsets, const long long* rows, long
   if (i < n) out[i] = static_cast<long long>(offsets[rows[i]]);
 }
 
-void scan_products(void* temp, size_t& bytes, const int* products, long long* before,
-                   int64_t rows, cudaStream_t stream) {
+void scan_products(void* temp, size_t& bytes, const int* products, long long* before, int64_t rows,
+                   cudaStream_t stream) {
   SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, bytes, products, before, Sum64{}, 0LL,
                                                    rows + 1, stream));
 }
@@ -134,7 +135,10 @@ RowSplit split_rows(Context& ctx, const Operands& in,
     SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
                                       sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
                                       stream));
-    const CutArgs<Offset> args{before.get(), rows, parts, cumulative_d.get(),
+    const CutArgs<Offset> args{before.get(),
+                               rows,
+                               parts,
+                               cumulative_d.get(),
                                static_cast<const Offset*>(in.A->row_offsets),
                                in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
     DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
@@ -178,9 +182,9 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                          \
-  template RowSplit split_rows<Offset, Col>(                                           \
-      Context&, const Operands&, const std::function<std::vector<double>(long long)>&);
+#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                          \
+  template RowSplit split_rows<Offset, Col>(Context&, const Operands&, \
+                                            const std::function<std::vector<double>(long long)>&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SPLIT)
 template std::vector<long long> offsets_at<int32_t>(Context&, const int32_t*,
                                                     const std::vector<long long>&);

@@ -6,6 +6,7 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "cuda/partition/row_split.hpp"
+#include "multi/chunk_rows.hpp"
 #include "multi/row_blocks.hpp"
 
 #include <cuda_runtime_api.h>
@@ -156,17 +157,10 @@ class ChunkedEngine final : public Engine {
   cuda::RowSplit chunks(const Operands& in, const MatrixDesc& C) const {
     const auto per_chunk =
         std::max<int64_t>(1, static_cast<int64_t>(chunk_bytes() / 2 / kEntryBytes));
-    const auto* offsets = static_cast<const Offset*>(C.row_offsets);
     cuda::RowSplit cut;
-    cut.row_start.push_back(0);
-    for (int64_t start = 0; start < C.rows;) {
-      // the last row whose end stays within per_chunk entries of start's
-      const Offset limit = static_cast<Offset>(std::min<int64_t>(
-          static_cast<int64_t>(offsets[start]) + per_chunk, std::numeric_limits<Offset>::max()));
-      const Offset* end = std::upper_bound(offsets + start + 1, offsets + C.rows + 1, limit);
-      start = std::max<int64_t>(start + 1, (end - offsets) - 1);
-      cut.row_start.push_back(start);
-    }
+    const std::vector<int64_t> starts =
+        multi::chunk_starts(static_cast<const Offset*>(C.row_offsets), C.rows, per_chunk);
+    cut.row_start.assign(starts.begin(), starts.end());
     cut.parts = static_cast<int>(cut.row_start.size()) - 1;
     cut.first_product.assign(cut.row_start.size(), 0);
     cut.a_offset =

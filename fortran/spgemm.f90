@@ -81,6 +81,9 @@ module spgemm
   integer(c_int), parameter :: SPGEMM_MEMORY_DEVICE = 0    ! GPU backend (the default)
   integer(c_int), parameter :: SPGEMM_MEMORY_HOST = 1      ! multithreaded CPU backend
 
+  ! ---- several GPUs, C larger than the GPU (docs/scaling.md) --------------------
+  integer(c_int), parameter :: SPGEMM_MAX_DEVICES = 16
+
   ! ---- cudaDataType (library_types.h): the types spgemmCreateCsr accepts ------
   ! Fortran kinds: CUDA_R_32F real(c_float), CUDA_R_64F real(c_double),
   ! CUDA_C_32F complex(c_float_complex), CUDA_C_64F complex(c_double_complex).
@@ -248,6 +251,75 @@ module spgemm
       integer(c_int), intent(out) :: enabled
       integer(c_int) :: status
     end function spgemmGetDeterministic
+
+    ! Several GPUs: devices(1:count) are ordinals (0-based, as CUDA numbers them).
+    function spgemmSetDevices(handle, count, devices) bind(C, name="spgemmSetDevices") &
+        result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), value :: count
+      integer(c_int), intent(in) :: devices(*)
+      integer(c_int) :: status
+    end function spgemmSetDevices
+
+    function spgemmGetDevices(handle, capacity, devices, count) bind(C, name="spgemmGetDevices") &
+        result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), value :: capacity
+      integer(c_int), intent(out) :: devices(*)
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: status
+    end function spgemmGetDevices
+
+    ! count 0 restores equal shares (pass any array: it is not read then).
+    function spgemmSetPartitionShares(handle, count, shares) &
+        bind(C, name="spgemmSetPartitionShares") result(status)
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: handle
+      integer(c_int), value :: count
+      real(c_double), intent(in) :: shares(*)
+      integer(c_int) :: status
+    end function spgemmSetPartitionShares
+
+    function spgemmSetPartitionMinProducts(handle, minProducts) &
+        bind(C, name="spgemmSetPartitionMinProducts") result(status)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t), value :: minProducts
+      integer(c_int) :: status
+    end function spgemmSetPartitionMinProducts
+
+    ! Every array of capacity entries (the C API's NULL outputs are not offered).
+    function spgemmPlanGetPartition(handle, plan, capacity, parts, devices, firstRows, rows, &
+                                    products, numericMs) &
+        bind(C, name="spgemmPlanGetPartition") result(status)
+      import :: c_ptr, c_int, c_int64_t, c_float
+      type(c_ptr), value :: handle, plan
+      integer(c_int), value :: capacity
+      integer(c_int), intent(out) :: parts
+      integer(c_int), intent(out) :: devices(*)
+      integer(c_int64_t), intent(out) :: firstRows(*), rows(*), products(*)
+      real(c_float), intent(out) :: numericMs(*)
+      integer(c_int) :: status
+    end function spgemmPlanGetPartition
+
+    ! C in host memory with A and B on the device: the chunk bound in bytes.
+    function spgemmSetOutputChunkBytes(handle, bytes) bind(C, name="spgemmSetOutputChunkBytes") &
+        result(status)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: handle
+      integer(c_size_t), value :: bytes
+      integer(c_int) :: status
+    end function spgemmSetOutputChunkBytes
+
+    function spgemmGetOutputChunkBytes(handle, bytes) bind(C, name="spgemmGetOutputChunkBytes") &
+        result(status)
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: handle
+      integer(c_size_t), intent(out) :: bytes
+      integer(c_int) :: status
+    end function spgemmGetOutputChunkBytes
 
     function spgemmGetStructureVerification(handle, enabled) &
         bind(C, name="spgemmGetStructureVerification") result(status)

@@ -944,6 +944,10 @@ contains
     integer(c_int64_t) :: nnzC
     integer(c_size_t) :: bytes
     character(len=:), allocatable :: message
+    integer(c_int) :: devices(2), parts, part_device(2)
+    integer(c_int64_t) :: first_row(2), part_rows(2), products(2)
+    real(c_float) :: numeric_ms(2)
+    real(c_double) :: shares(2)
 
     if (ok(spgemmGetVersion(version), "spgemmGetVersion")) &
       call expect(version == SPGEMM_VERSION .and. version == 500, "spgemmGetVersion = SPGEMM_VERSION")
@@ -966,6 +970,22 @@ contains
                       "spgemmSetDeviceAllocator with one NULL")) continue
     if (expect_status(spgemmGetMemoryUsage(handle), SPGEMM_STATUS_INVALID_VALUE, &
                       "spgemmGetMemoryUsage without outputs")) continue
+    ! several GPUs and C on the host: the settings, without a GPU too
+    devices = -1
+    if (ok(spgemmSetDevices(handle, 0_c_int, devices), "spgemmSetDevices(0)")) continue
+    parts = -1
+    if (ok(spgemmGetDevices(handle, 2_c_int, devices, parts), "spgemmGetDevices")) &
+      call expect(parts == 0, "no devices set")
+    if (expect_status(spgemmSetDevices(handle, SPGEMM_MAX_DEVICES + 1_c_int, devices), &
+                      SPGEMM_STATUS_INVALID_VALUE, "spgemmSetDevices(17)")) continue
+    shares = [1d0, 2d0]
+    if (expect_status(spgemmSetPartitionShares(handle, 2_c_int, shares), &
+                      SPGEMM_STATUS_INVALID_VALUE, "spgemmSetPartitionShares without devices")) continue
+    if (ok(spgemmSetPartitionMinProducts(handle, 0_c_int64_t), "spgemmSetPartitionMinProducts")) continue
+    if (ok(spgemmSetOutputChunkBytes(handle, 4096_c_size_t), "spgemmSetOutputChunkBytes")) then
+      if (ok(spgemmGetOutputChunkBytes(handle, bytes), "spgemmGetOutputChunkBytes")) &
+        call expect(bytes == 4096, "the chunk bound set")
+    end if
 
     ! 2 x 2, one-based, but its row offsets start at 0: the input checks
     ! reject it at spgemmAnalyze
@@ -1005,6 +1025,11 @@ contains
     if (ok(spgemmSymbolic(handle, plan, nnzC), "spgemmSymbolic after fixing the offsets")) then
       call expect(nnzC == 2 .and. all(cptr == [1, 2, 3]), "one-based diagonal product's offsets")
     end if
+    ! a host plan runs whole, on the host
+    if (ok(spgemmPlanGetPartition(handle, plan, 2_c_int, parts, part_device, first_row, &
+                                  part_rows, products, numeric_ms), "spgemmPlanGetPartition")) &
+      call expect(parts == 1 .and. part_device(1) == -1 .and. first_row(1) == 0 .and. &
+                  part_rows(1) == 2, "a host plan's partition: one part, the host, both rows")
     if (.not. ok(spgemmPlanDestroy(plan), "spgemmPlanDestroy")) return
 
     ! an operation that does not exist

@@ -302,7 +302,9 @@ class Session {
     const int64_t m = t_a ? A_.decl.cols : A_.decl.rows, k = t_a ? A_.decl.rows : A_.decl.cols;
     const int64_t kb = t_b ? B_.decl.cols : B_.decl.rows, n = t_b ? B_.decl.rows : B_.decl.cols;
     if (k != kb || c_decl_.rows != m || c_decl_.cols != n) return SPGEMM_STATUS_INVALID_VALUE;
-    if (memory_[kA] != memory_[kB] || memory_[kA] != memory_[kC])
+    // one memory for all, or C on the host with A and B on the device
+    if (memory_[kA] != memory_[kB] ||
+        (memory_[kA] != memory_[kC] && memory_[kA] != SPGEMM_MEMORY_DEVICE))
       return SPGEMM_STATUS_INVALID_VALUE;
     for (const Operand* op : inputs())
       if (op->arrays_missing()) return SPGEMM_STATUS_INVALID_VALUE;
@@ -898,11 +900,11 @@ class Session {
   }
 
   // A new plan on the same descriptors, maybe with the other handle or a NULL
-  // output. A, B and C all in device memory only without a GPU (g_no_gpu).
+  // output. A and B both in device memory (a GPU plan, whatever C's memory)
+  // only without a GPU (g_no_gpu).
   void op_recreate_plan() {
     trace("recreate plan");
-    if (!g_no_gpu && memory_[kA] == SPGEMM_MEMORY_DEVICE && memory_[kB] == SPGEMM_MEMORY_DEVICE &&
-        memory_[kC] == SPGEMM_MEMORY_DEVICE)
+    if (!g_no_gpu && memory_[kA] == SPGEMM_MEMORY_DEVICE && memory_[kB] == SPGEMM_MEMORY_DEVICE)
       return;
     const uint8_t v = in_.u8();
     CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, plan_);

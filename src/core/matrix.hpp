@@ -5,6 +5,7 @@
 #include <spgemm/spgemm.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace spgemm {
 
@@ -29,6 +30,14 @@ struct MatrixDesc {
   cudaDataType value_type = CUDA_R_64F;
   spgemmMemoryType_t memory = SPGEMM_MEMORY_DEVICE;
 };
+
+// The largest nnz a matrix with m's offset type and index base can hold.
+inline int64_t max_nnz(const MatrixDesc& m) {
+  const int64_t max_offset = m.offset_type == SPGEMM_INDEX_32I
+                                 ? std::numeric_limits<int32_t>::max()
+                                 : std::numeric_limits<int64_t>::max();
+  return max_offset - m.base;
+}
 
 // Typed host-side view of a CSR matrix: begin/end/col come out zero-based
 // whatever the index base.

@@ -12,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 namespace spgemm {
@@ -67,7 +66,7 @@ class ChunkedEngine final : public Engine {
     on_device.row_offsets = offsets.get();
     on_device.memory = SPGEMM_MEMORY_DEVICE;
     const int64_t nnz = whole_->symbolic(in, on_device);
-    if (nnz > static_cast<int64_t>(std::numeric_limits<Offset>::max()) - C.base) return nnz;
+    if (nnz > max_nnz(C)) return nnz;
     SPGEMM_CUDA_CHECK(cudaMemcpyAsync(C.row_offsets, offsets.get(), sizeof(Offset) * (rows + 1),
                                       cudaMemcpyDeviceToHost, ctx_.stream()));
     SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
@@ -100,8 +99,7 @@ class ChunkedEngine final : public Engine {
     for (int p = 0; p < cut.parts; ++p) {
       PartT part(cut, p, ctx_, ctx_.device(), in);
       if (part.rows == 0) continue;
-      part.place_structures(in);
-      part.place_values(in);
+      part.place_structures(in);  // (on the operands' device: with their values)
       part.engine = make_cuda_engine<Value, Offset, Col>(ctx_);
       part.engine->analyze(part.operands(), nullptr, 0);
       part.describe_c(C);

@@ -9,7 +9,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -97,7 +96,7 @@ class PartitionedEngine final : public Engine {
       total += part->c_nnz;
     }
     // nnz(C) too large for C's offsets: the plan says so, C stays untouched
-    if (total > static_cast<int64_t>(std::numeric_limits<Offset>::max()) - C.base) return total;
+    if (total > max_nnz(C)) return total;
     const cudaStream_t stream = ctx_.stream();
     for (auto& part : parts_) {
       if (part->rows == 0) continue;

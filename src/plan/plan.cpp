@@ -19,14 +19,6 @@ bool supported_value_type(cudaDataType t) {
   return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_C_32F || t == CUDA_C_64F;
 }
 
-// The largest nnz a matrix with this offset type and index base can hold.
-int64_t max_nnz(const MatrixDesc& m) {
-  const int64_t max_offset = m.offset_type == SPGEMM_INDEX_32I
-                                 ? std::numeric_limits<int32_t>::max()
-                                 : std::numeric_limits<int64_t>::max();
-  return max_offset - m.base;
-}
-
 void require_supported_layout(const MatrixDesc& m, const MatrixDesc& like, const char* name) {
   if (m.offset_type == SPGEMM_INDEX_32I && m.index_type == SPGEMM_INDEX_64I)
     fail(SPGEMM_STATUS_NOT_SUPPORTED,

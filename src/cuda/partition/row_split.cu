@@ -11,7 +11,7 @@ namespace spgemm::cuda {
 
 namespace {
 
-constexpr int kShiftThreads = 256;
+constexpr int kThreads = 256;  // of every kernel here
 
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
@@ -60,15 +60,14 @@ __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
 }
 
 template <class Offset>
-__global__ void __launch_bounds__(kShiftThreads)
+__global__ void __launch_bounds__(kThreads)
     shift_kernel(Offset* out, const Offset* in, int64_t n, int64_t delta) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = static_cast<Offset>(static_cast<int64_t>(in[i]) + delta);
 }
 
-// before[i] = products of the rows before row i, for i in [0, rows]
-// (products[rows] is 0).
+// out[i] = offsets[rows[i]].
 template <class Offset>
 __global__ void gather_kernel(const Offset* offsets, const long long* rows, long long n,
                               long long* out) {
@@ -76,6 +75,8 @@ __global__ void gather_kernel(const Offset* offsets, const long long* rows, long
   if (i < n) out[i] = static_cast<long long>(offsets[rows[i]]);
 }
 
+// before[i] = products of the rows before row i, for i in [0, rows]
+// (products[rows] is 0).
 void scan_products(void* temp, size_t& bytes, const int* products, long long* before, int64_t rows,
                    cudaStream_t stream) {
   SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, bytes, products, before, Sum64{}, 0LL,
@@ -142,9 +143,8 @@ RowSplit split_rows(Context& ctx, const Operands& in,
                                static_cast<const Offset*>(in.A->row_offsets),
                                in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
     DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
-    const int threads = 256;
-    const int blocks = static_cast<int>((cuts.size() + threads - 1) / threads);
-    cut_kernel<Offset><<<blocks, threads, 0, stream>>>(args, cuts_d.get());
+    const int blocks = static_cast<int>((cuts.size() + kThreads - 1) / kThreads);
+    cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d.get());
     SPGEMM_CUDA_CHECK_LAUNCH();
     ctx.read_back(cuts.data(), cuts_d.get(), sizeof(Cut) * cuts.size());
   }
@@ -167,7 +167,7 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
   SPGEMM_CUDA_CHECK(cudaMemcpyAsync(rows_d.get(), rows.data(), sizeof(long long) * rows.size(),
                                     cudaMemcpyHostToDevice, stream));
   const auto n = static_cast<long long>(rows.size());
-  gather_kernel<Offset><<<static_cast<int>((n + 255) / 256), 256, 0, stream>>>(
+  gather_kernel<Offset><<<static_cast<int>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       offsets, rows_d.get(), n, out_d.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   ctx.read_back(out.data(), out_d.get(), sizeof(long long) * rows.size());
@@ -177,8 +177,8 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
 template <class Offset>
 void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream) {
   if (n <= 0) return;
-  const int64_t blocks = std::min<int64_t>((n + kShiftThreads - 1) / kShiftThreads, 4096);
-  shift_kernel<Offset><<<static_cast<int>(blocks), kShiftThreads, 0, stream>>>(out, in, n, delta);
+  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 4096);
+  shift_kernel<Offset><<<static_cast<int>(blocks), kThreads, 0, stream>>>(out, in, n, delta);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -247,6 +247,21 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
   });
 }
 
+SPGEMM_API spgemmStatus_t spgemmSetOutputDistributed(spgemmHandle_t handle, int enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    handle->ctx->set_output_distributed(enabled != 0);
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmGetOutputDistributed(spgemmHandle_t handle, int* enabled) {
+  return guarded(__func__, [&] {
+    require_object(handle, "handle");
+    require_output(enabled, "enabled");
+    *enabled = handle->ctx->partitioning().distributed ? 1 : 0;
+  });
+}
+
 SPGEMM_API spgemmStatus_t spgemmSetOutputChunkBytes(spgemmHandle_t handle, size_t bytes) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
@@ -435,6 +450,24 @@ SPGEMM_API spgemmStatus_t spgemmPlanGetPartition(spgemmHandle_t handle, spgemmPl
       if (rows) rows[i] = r.rows;
       if (products) products[i] = r.products;
       if (numericMs) numericMs[i] = r.numeric_ms;
+    }
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmPlanGetRowBlocks(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 int capacity, spgemmRowBlock_t* blocks,
+                                                 int* count) {
+  return guarded(__func__, [&] {
+    require_plan(handle, plan);
+    require_output(count, "count");
+    if (capacity < 0) fail(SPGEMM_STATUS_INVALID_VALUE, "capacity must be >= 0");
+    if (capacity > 0 && !blocks)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "blocks is NULL with capacity > 0");
+    const std::vector<spgemm::RowBlock> found = plan->plan->row_blocks();
+    *count = static_cast<int>(found.size());
+    for (int i = 0; i < capacity && i < *count; ++i) {
+      const spgemm::RowBlock& b = found[static_cast<size_t>(i)];
+      blocks[i] = {b.device, b.first_row, b.rows, b.nnz, b.row_offsets, b.col_ind, b.values};
     }
   });
 }

@@ -187,6 +187,28 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int co
 SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
                                                         int64_t minProducts);
 
+/* C left where the parts computed it, as row blocks, instead of assembled on
+ * the handle's device (docs/scaling.md): for plans created from now on on a
+ * handle with spgemmSetDevices (ignored without). Such a plan's C descriptor
+ * gives the shape and types only: spgemmSymbolic stores nnz(C) in it and
+ * writes no array; spgemmNumeric writes the blocks, which the library owns
+ * (spgemmPlanGetRowBlocks). A product that runs whole is one block on the
+ * handle's device. Default 0: C assembled in C's arrays. */
+SPGEMM_API spgemmStatus_t spgemmSetOutputDistributed(spgemmHandle_t handle, int enabled);
+SPGEMM_API spgemmStatus_t spgemmGetOutputDistributed(spgemmHandle_t handle, int* enabled);
+
+/* One row block of a distributed C: rows [firstRow, firstRow + rows) of C,
+ * a CSR matrix of its own with C's types and index base, on `device`. */
+typedef struct spgemmRowBlock {
+  int device;
+  int64_t firstRow;
+  int64_t rows;
+  int64_t nnz;
+  void* rowOffsets; /* rows + 1 entries, from the index base   */
+  void* colInd;     /* nnz entries, sorted in every row         */
+  void* values;     /* nnz entries                              */
+} spgemmRowBlock_t;
+
 /* ---- C larger than the GPU (docs/scaling.md) ---------------------------- */
 /* A plan whose C is in host memory while A and B (and D) are on the device
  * computes C on the device in chunks of rows and copies each chunk into C's
@@ -297,6 +319,18 @@ SPGEMM_API spgemmStatus_t spgemmPlanGetPartition(spgemmHandle_t handle, spgemmPl
                                                  int capacity, int* parts, int* devices,
                                                  int64_t* firstRows, int64_t* rows,
                                                  int64_t* products, float* numericMs);
+
+/* After spgemmSymbolic, for a plan created with spgemmSetOutputDistributed:
+ * C's row blocks in row order. *count receives their number; the first
+ * `capacity` go to blocks (NULL ok with capacity 0). Row offsets are valid
+ * after spgemmSymbolic, column indices and values after spgemmNumeric
+ * (ordered on the handle's stream: each numeric phase rewrites them). The
+ * arrays belong to the plan until it is analyzed again or destroyed.
+ * SPGEMM_STATUS_INVALID_STATE before spgemmSymbolic or for a C that is not
+ * distributed. */
+SPGEMM_API spgemmStatus_t spgemmPlanGetRowBlocks(spgemmHandle_t handle, spgemmPlan_t plan,
+                                                 int capacity, spgemmRowBlock_t* blocks,
+                                                 int* count);
 
 #ifdef __cplusplus
 }

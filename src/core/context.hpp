@@ -57,6 +57,7 @@ struct Partitioning {
   std::vector<std::shared_ptr<Context>> parts;
   std::vector<double> shares;
   long long min_products = -1;  // negative: the library's default
+  bool distributed = false;     // C left as the parts' row blocks
 };
 
 class Context {
@@ -150,6 +151,7 @@ class Context {
   void set_devices(const int* devices, int count);
   void set_partition_shares(const double* shares, int count);
   void set_partition_min_products(long long products) { partitioning_.min_products = products; }
+  void set_output_distributed(bool on) { partitioning_.distributed = on; }
   // Plans whose C is in host memory (src/multi/chunked_engine.cpp): the most
   // bytes of C's column indices and values they hold on the device at once;
   // 0: the library's default.

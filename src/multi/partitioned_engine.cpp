@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,8 +50,8 @@ class PartitionedEngine final : public Engine {
     retire_parts();
     split_ = false;
     if (count > 0) home_->check_structures(checks, count);  // before any part reads them
-    const int n = static_cast<int>(settings_.parts.size());
-    const cuda::RowSplit cut = cuda::split_rows<Offset, Col>(ctx_, in, [&](long long) {
+    int n = static_cast<int>(settings_.parts.size());
+    cuda::RowSplit cut = cuda::split_rows<Offset, Col>(ctx_, in, [&](long long) {
       return settings_.shares.empty() ? std::vector<double>(static_cast<size_t>(n), 1.0)
                                       : settings_.shares;
     });
@@ -58,19 +59,27 @@ class PartitionedEngine final : public Engine {
     rows_ = in.A->rows;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
+    std::vector<Context*> contexts;
+    for (const auto& part : settings_.parts) contexts.push_back(part.get());
     if (in.A->rows == 0 || cut.total < least) {
-      home_->analyze(in, nullptr, 0);
-      return;
+      if (!settings_.distributed) {
+        home_->analyze(in, nullptr, 0);
+        return;
+      }
+      // whole, yet C still a block of the plan's own: one part, the handle's
+      cut = whole(in, cut.total);
+      contexts = {&ctx_};
+      n = 1;
     }
     for (int p = 0; p < n; ++p)
-      parts_.push_back(std::make_unique<PartT>(cut, p, *settings_.parts[static_cast<size_t>(p)],
-                                               ctx_.device(), in));
+      parts_.push_back(
+          std::make_unique<PartT>(cut, p, *contexts[static_cast<size_t>(p)], ctx_.device(), in));
     split_ = true;
     ready_.record(ctx_.stream());  // the operands as the caller's stream left them
     at_once(n, [&](int p) {
       PartT& part = *parts_[static_cast<size_t>(p)];
       if (part.rows == 0) return;
-      Context::CallScope scope(*part.ctx, nullptr);
+      const PartScope scope(ctx_, *part.ctx);
       ready_.wait_on(part.stream());
       part.place_structures(in);
       part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
@@ -84,10 +93,14 @@ class PartitionedEngine final : public Engine {
       PartT& part = *parts_[static_cast<size_t>(p)];
       part.c_nnz = 0;
       if (part.rows == 0) return;
-      Context::CallScope scope(*part.ctx, nullptr);
+      const PartScope scope(ctx_, *part.ctx);
       part.describe_c(C);
       part.c_nnz = part.engine->symbolic(part.operands(), part.C);
       part.C.nnz = part.c_nnz;
+      if (own_c(part) && part.c_nnz <= max_nnz(C)) {
+        part.c_cols.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
+        part.c_values.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
+      }
       part.done.record(part.stream());
     });
     int64_t total = 0;
@@ -96,7 +109,7 @@ class PartitionedEngine final : public Engine {
       total += part->c_nnz;
     }
     // nnz(C) too large for C's offsets: the plan says so, C stays untouched
-    if (total > max_nnz(C)) return total;
+    if (total > max_nnz(C) || settings_.distributed) return total;
     const cudaStream_t stream = ctx_.stream();
     for (auto& part : parts_) {
       if (part->rows == 0) continue;
@@ -121,17 +134,13 @@ class PartitionedEngine final : public Engine {
     for (auto& owned : parts_) {
       PartT& part = *owned;
       if (part.rows == 0) continue;
-      Context::CallScope scope(*part.ctx, nullptr);
+      const PartScope scope(ctx_, *part.ctx);
       part.ctx->set_deterministic(ctx_.deterministic());
       const cudaStream_t stream = part.stream();
       ready_.wait_on(stream);
       part.start.record(stream);
       part.place_values(in);
-      if (part.remote) {
-        if (part.c_cols.size() != static_cast<size_t>(part.c_nnz)) {
-          part.c_cols.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
-          part.c_values.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
-        }
+      if (own_c(part)) {
         part.C.col_ind = part.c_cols.get();
         part.C.values = part.c_values.get();
       } else {
@@ -139,7 +148,7 @@ class PartitionedEngine final : public Engine {
         part.C.values = multi::advanced<Value>(C.values, part.c_first);
       }
       part.engine->numeric(part.operands(), part.C, alpha, beta);
-      if (part.remote) {
+      if (part.remote && !settings_.distributed) {
         copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(), part.c_cols.get(),
                      part.ctx->device(), part.c_nnz, stream);
         copy_between(static_cast<Value*>(C.values) + part.c_first, ctx_.device(),
@@ -150,6 +159,16 @@ class PartitionedEngine final : public Engine {
     }
     for (auto& part : parts_)
       if (part->rows > 0) part->done.wait_on(ctx_.stream());
+  }
+
+  std::vector<RowBlock> row_blocks() override {
+    std::vector<RowBlock> blocks;
+    if (!settings_.distributed) return blocks;
+    for (auto& part : parts_)
+      if (part->rows > 0)
+        blocks.push_back({part->ctx->device(), part->first_row, part->rows, part->c_nnz,
+                          part->c_offsets.get(), part->c_cols.get(), part->c_values.get()});
+    return blocks;
   }
 
   std::vector<PartReport> partition() override {
@@ -167,6 +186,34 @@ class PartitionedEngine final : public Engine {
   }
 
  private:
+  // C's rows of the part in arrays of its own: on another device, or all
+  // parts' where C stays distributed.
+  bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
+
+  // The part's device current and its context's pool in use; a part on the
+  // handle's context keeps the plan's scope.
+  class PartScope {
+   public:
+    PartScope(Context& handle, Context& part) {
+      if (&part != &handle) scope_.emplace(part, nullptr);
+    }
+
+   private:
+    std::optional<Context::CallScope> scope_;
+  };
+
+  // A cut of one part: every row.
+  static cuda::RowSplit whole(const Operands& in, long long total) {
+    cuda::RowSplit cut;
+    cut.parts = 1;
+    cut.total = total;
+    cut.row_start = {0, in.A->rows};
+    cut.first_product = {0, total};
+    cut.a_offset = {in.A->base, in.A->base + in.A->nnz};
+    cut.d_offset = {in.D ? in.D->base : 0, in.D ? in.D->base + in.D->nnz : 0};
+    return cut;
+  }
+
   // The parts' memory may still be read by work on the handle's stream (C's
   // assembly): their streams wait for it before the parts give it back.
   void retire_parts() noexcept {

@@ -34,6 +34,16 @@ struct PartReport {
   float numeric_ms = -1;   // the last numeric phase (-1: none yet)
 };
 
+// One row block of a C left distributed (spgemmSetOutputDistributed): a CSR
+// matrix of its rows with C's types, owned by the engine.
+struct RowBlock {
+  int device = -1;
+  int64_t first_row = 0, rows = 0, nnz = 0;
+  void* row_offsets = nullptr;
+  void* col_ind = nullptr;
+  void* values = nullptr;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -68,6 +78,9 @@ class Engine {
   // in host memory, the chunks of the last numeric phase); empty where it
   // runs whole (every engine but src/multi's, and small products there).
   virtual std::vector<PartReport> partition() { return {}; }
+  // After symbolic, for an engine that leaves C distributed (symbolic and
+  // numeric then write no array of C): its row blocks in row order.
+  virtual std::vector<RowBlock> row_blocks() { return {}; }
 };
 
 }  // namespace spgemm

@@ -146,6 +146,8 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
          "A, B and C must all be in device or all in host memory, or A and B in device memory "
          "and C in host memory");
   check_inputs();
+  distributed_ = ctx_->partitioning().distributed && !ctx_->partitioning().parts.empty() &&
+                 A->memory == SPGEMM_MEMORY_DEVICE && C->memory == SPGEMM_MEMORY_DEVICE;
   switch (compute_type) {
     case CUDA_R_32F: engine_ = make_engine<float>(*ctx_, *A, C->memory); break;
     case CUDA_R_64F: engine_ = make_engine<double>(*ctx_, *A, C->memory); break;
@@ -236,7 +238,7 @@ void Plan::analyze() {
 
 int64_t Plan::symbolic() {
   check_inputs();
-  require(C_->row_offsets != nullptr, SPGEMM_STATUS_INVALID_VALUE,
+  require(C_->row_offsets != nullptr || distributed_, SPGEMM_STATUS_INVALID_VALUE,
           "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
   if (stage_ == Stage::created) analyze();
   Context::CallScope scope(*ctx_, arena_.get());
@@ -265,11 +267,13 @@ void Plan::numeric(const void* alpha, const void* beta) {
   require(!D_ || beta != nullptr, SPGEMM_STATUS_INVALID_VALUE,
           "beta is NULL but the plan has an addend D (use spgemmNumericWithAddend)");
   check_inputs();
-  require(C_->row_offsets != nullptr || C_->rows == 0, SPGEMM_STATUS_INVALID_VALUE,
-          "C: rowOffsets is NULL (it must hold what spgemmSymbolic wrote)");
-  require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
-          "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
-  require_aligned_values(*C_, "C");
+  if (!distributed_) {
+    require(C_->row_offsets != nullptr || C_->rows == 0, SPGEMM_STATUS_INVALID_VALUE,
+            "C: rowOffsets is NULL (it must hold what spgemmSymbolic wrote)");
+    require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
+            "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
+    require_aligned_values(*C_, "C");
+  }
   Context::CallScope scope(*ctx_, arena_.get());
   if (ctx_->verify_structure()) verify_structure();
   if (transposed_a_)
@@ -287,6 +291,15 @@ std::vector<PartReport> Plan::partition() {
   if (parts.empty())  // whole, where the engine runs
     parts.push_back({memory_ == SPGEMM_MEMORY_HOST ? -1 : ctx_->device(), 0, C_->rows, -1, -1.0f});
   return parts;
+}
+
+std::vector<RowBlock> Plan::row_blocks() {
+  require(distributed_, SPGEMM_STATUS_INVALID_STATE,
+          "the plan's C is not distributed (spgemmSetOutputDistributed and spgemmSetDevices "
+          "before spgemmPlanCreate, A, B and C in device memory)");
+  require(stage_ == Stage::symbolic_done, SPGEMM_STATUS_INVALID_STATE,
+          "the row blocks of C are known after spgemmSymbolic");
+  return engine_->row_blocks();
 }
 
 uint64_t Plan::fingerprint(const MatrixDesc* m) const {

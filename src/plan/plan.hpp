@@ -36,6 +36,9 @@ class Plan {
   // After analyze: how the rows are split among the handle's devices (one
   // part when the product runs whole).
   std::vector<PartReport> partition();
+  // After symbolic, C left distributed: its row blocks (INVALID_STATE
+  // otherwise).
+  std::vector<RowBlock> row_blocks();
 
   // The most device workspace the plan holds at once over its life, from
   // the shapes and types known at creation (0 for host memory).
@@ -61,6 +64,7 @@ class Plan {
   bool analysis_begun_ = false;  // the workspace can no longer change
   spgemmMemoryType_t memory_;    // A's, B's and D's
   spgemmMemoryType_t c_memory_;  // C's: host with device operands is out of core
+  bool distributed_ = false;     // C left as the parts' row blocks
   const MatrixDesc* A_;
   const MatrixDesc* B_;
   const MatrixDesc* D_;

@@ -90,7 +90,114 @@ Partition partition_of(spgemmHandle_t h, spgemmPlan_t plan) {
   return p;
 }
 
+// n copies of `poison` into the device array `to` (any device).
+template <class T>
+void poison_array(void* to, int64_t n, T poison) {
+  const std::vector<T> bad(static_cast<size_t>(n), poison);
+  if (n > 0)
+    cuda_ok(cudaMemcpy(to, bad.data(), sizeof(T) * bad.size(), cudaMemcpyDefault), "poison");
+}
+
+template <class T>
+std::vector<T> fetch(const void* from, int64_t n) {
+  std::vector<T> out(static_cast<size_t>(n));
+  if (n > 0)
+    cuda_ok(cudaMemcpy(out.data(), from, sizeof(T) * out.size(), cudaMemcpyDefault), "fetch");
+  return out;
+}
+
+// C as its row blocks (spgemmPlanGetRowBlocks) put together on the host,
+// checking that they tile C's rows in order on the expected devices.
+HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows, int64_t cols,
+                              const std::vector<int>& devices) {
+  std::vector<spgemmRowBlock_t> blocks(SPGEMM_MAX_DEVICES);
+  int count = -1;
+  spgemm_ok(spgemmPlanGetRowBlocks(h, plan, SPGEMM_MAX_DEVICES, blocks.data(), &count),
+            "spgemmPlanGetRowBlocks");
+  REQUIRE(count == static_cast<int>(devices.size()));
+  HostCsr<double> C;
+  C.rows = rows;
+  C.cols = cols;
+  C.row_offsets = {0};
+  for (int i = 0; i < count; ++i) {
+    const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
+    CHECK(b.device == devices[static_cast<size_t>(i)]);
+    REQUIRE(b.firstRow == static_cast<int64_t>(C.row_offsets.size()) - 1);
+    const auto offsets = fetch<int32_t>(b.rowOffsets, b.rows + 1);
+    REQUIRE(offsets.front() == 0);
+    REQUIRE(offsets.back() == b.nnz);
+    const int32_t before = C.row_offsets.back();
+    for (int64_t r = 1; r <= b.rows; ++r) C.row_offsets.push_back(before + offsets[r]);
+    for (int32_t c : fetch<int32_t>(b.colInd, b.nnz)) C.col_ind.push_back(c);
+    for (double v : fetch<double>(b.values, b.nnz)) C.values.push_back(v);
+  }
+  REQUIRE(static_cast<int64_t>(C.row_offsets.size()) == rows + 1);
+  return C;
+}
+
 }  // namespace
+
+TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
+          "[gpu][split][distributed]") {
+  const HostCsr<double> A = generate("powerlaw:20000");
+  HostCsr<double> A2 = A;
+  randomize_values(A2, 7);
+  int device = -1;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  for (const bool split_all : {true, false}) {  // split in two; whole (below the minimum)
+    CAPTURE(split_all);
+    const SplitHandle handle({1.0, 2.0}, split_all);
+    spgemm_ok(spgemmSetOutputDistributed(handle.h, 1), "spgemmSetOutputDistributed");
+    int on = 0;
+    spgemm_ok(spgemmGetOutputDistributed(handle.h, &on), "spgemmGetOutputDistributed");
+    CHECK(on == 1);
+    const std::vector<int> devices =
+        split_all ? std::vector<int>{part_device(0), part_device(1)} : std::vector<int>{device};
+    const cudaStream_t stream = stream_of(handle.h);
+    DeviceCsr<double> dA(A, stream);
+    // C's own arrays stay as they are: poisoned row offsets, no other array
+    DeviceArray<int32_t> untouched(static_cast<size_t>(A.rows) + 1);
+    untouched.poison(stream);
+    spgemmMatDescr_t C = nullptr;
+    spgemm_ok(spgemmCreateCsr(&C, A.rows, A.cols, 0, untouched.ptr, nullptr, nullptr,
+                              SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                              CUDA_R_64F),
+              "spgemmCreateCsr(C)");
+    spgemmPlan_t plan = nullptr;
+    spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                               SPGEMM_OPERATION_NON_TRANSPOSE, dA.descr, dA.descr, C, CUDA_R_64F),
+              "spgemmPlanCreate");
+    int count = -1;
+    CHECK(spgemmPlanGetRowBlocks(handle.h, plan, 0, nullptr, &count) ==
+          SPGEMM_STATUS_INVALID_STATE);  // before the symbolic phase
+    int64_t nnz = 0;
+    spgemm_ok(spgemmSymbolic(handle.h, plan, &nnz), "spgemmSymbolic");
+    const ReferenceProduct<double> expected[2] = {reference_spgemm(A, A, 0.5),
+                                                  reference_spgemm(A2, A2, 0.5)};
+    CHECK(nnz == expected[0].C.nnz());
+    for (const ReferenceProduct<double>& want : expected) {
+      if (&want == &expected[1]) dA.values.upload(A2.values, stream);
+      std::vector<spgemmRowBlock_t> blocks(SPGEMM_MAX_DEVICES);
+      spgemm_ok(spgemmPlanGetRowBlocks(handle.h, plan, SPGEMM_MAX_DEVICES, blocks.data(), &count),
+                "spgemmPlanGetRowBlocks");
+      cuda_ok(cudaStreamSynchronize(stream), "sync");
+      for (int i = 0; i < count; ++i) {
+        const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
+        poison_array<int32_t>(b.colInd, b.nnz, -7);
+        poison_array<double>(b.values, b.nnz, std::nan(""));
+      }
+      const double alpha = 0.5;
+      spgemm_ok(spgemmNumeric(handle.h, plan, &alpha), "spgemmNumeric");
+      cuda_ok(cudaStreamSynchronize(stream), "numeric");
+      const HostCsr<double> got = gather_blocks(handle.h, plan, A.rows, A.cols, devices);
+      CHECK(compare_csr(got, want, default_rtol<double>()) == "");
+    }
+    const std::vector<int32_t> after = untouched.download(stream);
+    CHECK(std::all_of(after.begin(), after.end(), [](int32_t v) { return v == -1; }));
+    spgemmPlanDestroy(plan);
+    spgemmDestroyMatrix(C);
+  }
+}
 
 TEMPLATE_LIST_TEST_CASE("split in two: index layouts and bases, values again",
                         "[gpu][split][layouts]", AllLayouts) {

@@ -808,6 +808,32 @@ TEST_CASE("several devices: arguments, and host plans run whole", "[api][devices
   CHECK(rows == 2);
   CHECK(products == -1);
   CHECK(ms == -1.0f);
+
+  // C left distributed: a setting of the handle; a host plan's C is not
+  int on = -1;
+  SPGEMM_REQUIRE_OK(spgemmGetOutputDistributed(h, &on));
+  CHECK(on == 0);  // the default
+  SPGEMM_REQUIRE_OK(spgemmSetOutputDistributed(h, 2));
+  SPGEMM_REQUIRE_OK(spgemmGetOutputDistributed(h, &on));
+  CHECK(on == 1);
+  CHECK(spgemmSetOutputDistributed(nullptr, 1) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetOutputDistributed(nullptr, &on) == SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmGetOutputDistributed(h, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  const Plan later = make_plan(h, A, B, C);
+  int64_t nnz = 0;
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(h, later.get(), &nnz));
+  spgemmRowBlock_t block{};
+  CHECK(spgemmPlanGetRowBlocks(h, later.get(), 1, &block, nullptr) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanGetRowBlocks(h, later.get(), 1, nullptr, &count) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanGetRowBlocks(h, later.get(), -1, &block, &count) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmPlanGetRowBlocks(nullptr, later.get(), 1, &block, &count) ==
+        SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmPlanGetRowBlocks(h, later.get(), 1, &block, &count) ==
+        SPGEMM_STATUS_INVALID_STATE);
+  CHECK(std::string(spgemmGetLastErrorMessage()).find("not distributed") != std::string::npos);
 }
 
 TEST_CASE("C in host memory with A and B on the device: the chunk setting", "[api][out-of-core]") {

@@ -1,9 +1,12 @@
 // spgemm-split-bench: C = A * A (A * A^T for rectangular A) on the handle's
 // device alone against (--devices) the product split among devices
-// (spgemmSetDevices) and (--out-of-core) C in pinned host memory computed in
+// (spgemmSetDevices), C assembled on the handle's device and C left
+// distributed as the parts' row blocks (spgemmSetOutputDistributed), and
+// (--out-of-core) C in pinned host memory computed in
 // chunks (spgemmSetOutputChunkBytes), in the same process on the same
 // inputs, fp64, 32-bit indices. Per input and mode: the whole pipeline
-// (plan, analyze, symbolic, C's allocation (device C only), numeric) and the
+// (plan, analyze, symbolic, C's allocation (assembled device C only),
+// numeric) and the
 // numeric phase again, medians; the parts' rows, products and numeric times
 // (spgemmPlanGetPartition) and their spread (slowest / fastest); for C on the
 // host, the time a device-to-host copy of C's arrays takes alone (the copy
@@ -88,11 +91,39 @@ struct Result {
   std::vector<double> values;
 };
 
-// Runs the product with the handle's devices set to `devices` (empty: none)
-// and, with host_chunk > 0, C in pinned host memory (allocated once, outside
-// the timed pipeline) computed in chunks of that many bytes.
-Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
-                  const std::vector<int>& devices, const Options& opts, size_t host_chunk = 0) {
+// How a product runs: the handle's devices (empty: none), C left
+// distributed, or (host_chunk > 0) C in pinned host memory (allocated once,
+// outside the timed pipeline) computed in chunks of that many bytes.
+struct Config {
+  std::vector<int> devices;
+  bool distributed = false;
+  size_t host_chunk = 0;
+};
+
+// C's row blocks (spgemmPlanGetRowBlocks) put together on the host.
+void gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, cudaStream_t stream, Result& r) {
+  int count = 0;
+  check_spgemm(spgemmPlanGetRowBlocks(h, plan, 0, nullptr, &count), "spgemmPlanGetRowBlocks");
+  std::vector<spgemmRowBlock_t> blocks(static_cast<size_t>(count));
+  check_spgemm(spgemmPlanGetRowBlocks(h, plan, count, blocks.data(), &count),
+               "spgemmPlanGetRowBlocks");
+  r.offsets = {0};
+  for (const spgemmRowBlock_t& b : blocks) {
+    const int32_t before = r.offsets.back();
+    const auto n = static_cast<size_t>(b.nnz);
+    const std::vector<int32_t> offsets =
+        download(static_cast<const int32_t*>(b.rowOffsets), static_cast<size_t>(b.rows) + 1, stream);
+    for (size_t i = 1; i < offsets.size(); ++i) r.offsets.push_back(before + offsets[i]);
+    for (int32_t c : download(static_cast<const int32_t*>(b.colInd), n, stream)) r.cols.push_back(c);
+    for (double v : download(static_cast<const double*>(b.values), n, stream))
+      r.values.push_back(v);
+  }
+}
+
+Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Config& config,
+                  const Options& opts) {
+  const std::vector<int>& devices = config.devices;
+  const size_t host_chunk = config.host_chunk;
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   spgemmHandle_t h = nullptr;
@@ -103,6 +134,8 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
                  "spgemmSetDevices");
     check_spgemm(spgemmSetPartitionMinProducts(h, opts.min_products),
                  "spgemmSetPartitionMinProducts");
+    check_spgemm(spgemmSetOutputDistributed(h, config.distributed ? 1 : 0),
+                 "spgemmSetOutputDistributed");
   }
   const bool c_on_host = host_chunk > 0;
   if (c_on_host)
@@ -168,13 +201,14 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
       }
       c_col = pinned_col;
       c_val = pinned_val;
-    } else {
+    } else if (!config.distributed) {
       check_cuda(cudaMallocAsync(&c_col, std::max<int64_t>(1, nnz) * sizeof(int32_t), stream),
                  "cudaMallocAsync");
       check_cuda(cudaMallocAsync(&c_val, std::max<int64_t>(1, nnz) * sizeof(double), stream),
                  "cudaMallocAsync");
     }
-    check_spgemm(spgemmCsrSetPointers(c, c_off, c_col, c_val), "spgemmCsrSetPointers");
+    if (!config.distributed)
+      check_spgemm(spgemmCsrSetPointers(c, c_off, c_col, c_val), "spgemmCsrSetPointers");
     check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric");
     check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
     const double ms = elapsed();
@@ -199,9 +233,13 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B,
   check_spgemm(spgemmPlanGetPartition(h, plan, r.parts, &r.parts, nullptr, nullptr, r.rows.data(),
                                       r.products.data(), r.part_ms.data()),
                "spgemmPlanGetPartition");
-  r.offsets = download(c_off, A.rows + 1, stream);
-  r.cols = download(static_cast<int32_t*>(c_col), nnz, stream);
-  r.values = download(static_cast<double*>(c_val), nnz, stream);
+  if (config.distributed) {
+    gather_blocks(h, plan, stream, r);
+  } else {
+    r.offsets = download(c_off, A.rows + 1, stream);
+    r.cols = download(static_cast<int32_t*>(c_col), nnz, stream);
+    r.values = download(static_cast<double*>(c_val), nnz, stream);
+  }
   release();
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   spgemmDestroyMatrix(a);
@@ -372,7 +410,7 @@ int main(int argc, char** argv) {
     const HostCsr<double>& B = A.rows == A.cols ? A : At;
     const int64_t products = spgemm_test::product_count(A, B);
     const std::string name = is_file ? source.substr(source.find_last_of('/') + 1) : source;
-    const Result one = run_config(A, B, {}, opts);
+    const Result one = run_config(A, B, Config{}, opts);
     auto report = [&](const std::string& mode, const Result& other, double copy_ms) {
       int64_t differing = 0;
       const bool agree = same_c(one, other, A, B, differing);
@@ -406,13 +444,15 @@ int main(int argc, char** argv) {
     if (!opts.devices.empty()) {
       std::string mode = "split:";
       for (int d : opts.devices) mode += std::to_string(d) + (d == opts.devices.back() ? "" : ",");
-      report(mode, run_config(A, B, opts.devices, opts), std::nan(""));
+      report(mode, run_config(A, B, Config{opts.devices, false, 0}, opts), std::nan(""));
+      report(mode + "/dist", run_config(A, B, Config{opts.devices, true, 0}, opts), std::nan(""));
     }
     if (opts.out_of_core > 0) {
       const size_t c_bytes = one.offsets.size() * sizeof(int32_t) +
                              one.cols.size() * (sizeof(int32_t) + sizeof(double));
       report("host-C:" + std::to_string(opts.out_of_core),
-             run_config(A, B, {}, opts, opts.out_of_core), copy_bound_ms(c_bytes, opts));
+             run_config(A, B, Config{{}, false, opts.out_of_core}, opts),
+             copy_bound_ms(c_bytes, opts));
     }
   }
   if (csv) std::fclose(csv);

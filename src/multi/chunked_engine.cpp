@@ -36,14 +36,20 @@ class ChunkedEngine final : public Engine {
 
   std::unique_ptr<Transpose> make_transpose() override { return whole_->make_transpose(); }
 
-  // The whole product's analysis and symbolic phase, then (numeric) the
-  // cuts, one chunk's analysis at a time (no more than the whole one's) and
-  // its shifted row offsets, and the chunk buffers: at most the chunk bytes
-  // as they are now, if no row of C alone takes more than half.
+  // The whole product's analysis and its symbolic phase's row offsets; the
+  // kept chunks' state (each chunk's analysis no more than the whole one's
+  // for its rows, plus its own constant part; its shifted row offsets of A,
+  // D and C); one more chunk's transient scratch; the cuts; the chunk
+  // buffers: at most the chunk bytes as they are now, if no row of C alone
+  // takes more than half.
   size_t workspace_bytes(const Operands& shapes) const override {
     const int64_t rows = shapes.A->rows;
-    return 2 * whole_->workspace_bytes(shapes) +
-           3 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
+    MatrixDesc no_rows = *shapes.A;
+    no_rows.rows = no_rows.nnz = 0;
+    const size_t per_chunk = whole_->workspace_bytes({&no_rows, shapes.B, nullptr}) +
+                             3 * (sizeof(Offset) + 2 * Arena::kAlignment);
+    return 3 * whole_->workspace_bytes(shapes) + cuda::kKeptOutputChunks * per_chunk +
+           4 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
            2 * DeviceBuffer<long long>::workspace_bytes(rows + 1) + chunk_bytes() +
            4 * Arena::kAlignment;
   }
@@ -55,11 +61,13 @@ class ChunkedEngine final : public Engine {
   uint64_t fingerprint(const MatrixDesc& m) override { return whole_->fingerprint(m); }
 
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
+    forget_chunks();
     chunk_rows_.clear();
     whole_->analyze(in, checks, count);
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
+    forget_chunks();
     const int64_t rows = C.rows;
     DeviceBuffer<Offset> offsets(ctx_, static_cast<size_t>(rows + 1));
     MatrixDesc on_device = C;
@@ -75,11 +83,24 @@ class ChunkedEngine final : public Engine {
 
   void numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) override {
     if (C.rows == 0) return;
-    const cuda::RowSplit cut = chunks(in, C);
+    const int64_t per_chunk = entries_per_chunk();
+    const bool reuse = per_chunk == kept_per_chunk_;
+    cuda::RowSplit cut;
+    if (!reuse) {
+      forget_chunks();
+      cut = chunks(in, C, per_chunk);
+    }
+    const int n = reuse ? static_cast<int>(kept_.size()) : cut.parts;
     int64_t most = 0;  // entries of the largest chunk
-    for (int p = 0; p < cut.parts; ++p)
-      most = std::max(
-          most, entries_before(C, cut.row_start[p + 1]) - entries_before(C, cut.row_start[p]));
+    for (int p = 0; p < n; ++p) {
+      if (reuse) {
+        check_offsets(C, *kept_[static_cast<size_t>(p)]);
+        most = std::max(most, kept_[static_cast<size_t>(p)]->c_nnz);
+      } else {
+        most = std::max(
+            most, entries_before(C, cut.row_start[p + 1]) - entries_before(C, cut.row_start[p]));
+      }
+    }
     const cudaStream_t stream = ctx_.stream();
     if (!copy_stream_) {
       SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
@@ -96,36 +117,35 @@ class ChunkedEngine final : public Engine {
           if (copied.get()) cudaStreamWaitEvent(e.ctx_.stream(), copied.get(), 0);
       }
     } drain{*this};
-    for (int p = 0; p < cut.parts; ++p) {
-      PartT part(cut, p, ctx_, ctx_.device(), in);
-      if (part.rows == 0) continue;
-      part.place_structures(in);  // (on the operands' device: with their values)
-      part.engine = make_cuda_engine<Value, Offset, Col>(ctx_);
-      part.engine->analyze(part.operands(), nullptr, 0);
-      part.describe_c(C);
-      part.C.memory = SPGEMM_MEMORY_DEVICE;
-      const int64_t first = entries_before(C, part.first_row);
-      const int64_t nnz = part.engine->symbolic(part.operands(), part.C);
-      if (nnz != entries_before(C, part.first_row + part.rows) - first)
-        fail(SPGEMM_STATUS_INVALID_VALUE,
-             "C's row offsets differ from what spgemmSymbolic wrote (or A's or B's structure "
-             "changed since): analyze and run spgemmSymbolic again");
-      part.C.nnz = nnz;
+    const bool keep = !reuse && n <= cuda::kKeptOutputChunks;
+    std::vector<std::unique_ptr<PartT>> made;
+    for (int p = 0; p < n; ++p) {
+      std::unique_ptr<PartT> fresh;
+      if (!reuse) fresh = prepare(cut, p, in, C);
+      PartT& part = reuse ? *kept_[static_cast<size_t>(p)] : *fresh;
+      if (reuse) part.place_values(in);  // the operands' arrays as named now
       const int b = p % 2;
       copied_[b].wait_on(stream);  // the buffer's previous chunk is on the host
       part.C.col_ind = cols[b].get();
       part.C.values = values[b].get();
       part.engine->numeric(part.operands(), part.C, alpha, beta);
-      if (nnz == 0) continue;
+      if (keep) made.push_back(std::move(fresh));
+      if (part.c_nnz == 0) continue;
       computed_[b].record(stream);
       computed_[b].wait_on(copy_stream_);
-      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + first, cols[b].get(),
-                                        sizeof(Col) * nnz, cudaMemcpyDeviceToHost, copy_stream_));
-      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Value*>(C.values) + first, values[b].get(),
-                                        sizeof(Value) * nnz, cudaMemcpyDeviceToHost, copy_stream_));
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + part.c_first, cols[b].get(),
+                                        sizeof(Col) * part.c_nnz, cudaMemcpyDeviceToHost,
+                                        copy_stream_));
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Value*>(C.values) + part.c_first,
+                                        values[b].get(), sizeof(Value) * part.c_nnz,
+                                        cudaMemcpyDeviceToHost, copy_stream_));
       copied_[b].record(copy_stream_);
     }
-    chunk_rows_.assign(cut.row_start.begin(), cut.row_start.end());
+    if (keep) {
+      kept_ = std::move(made);
+      kept_per_chunk_ = per_chunk;
+    }
+    if (!reuse) chunk_rows_.assign(cut.row_start.begin(), cut.row_start.end());
   }
 
   // The chunks of the last numeric phase (one part before the first).
@@ -145,6 +165,40 @@ class ChunkedEngine final : public Engine {
     return static_cast<size_t>(static_cast<double>(total) * cuda::kOutputChunkShare);
   }
 
+  int64_t entries_per_chunk() const {
+    return std::max<int64_t>(1, static_cast<int64_t>(chunk_bytes() / 2 / kEntryBytes));
+  }
+
+  // Chunk p of `cut` analyzed and counted, ready for its numeric phase.
+  std::unique_ptr<PartT> prepare(const cuda::RowSplit& cut, int p, const Operands& in,
+                                 const MatrixDesc& C) {
+    auto part = std::make_unique<PartT>(cut, p, ctx_, ctx_.device(), in);
+    part->place_structures(in);  // (on the operands' device: with their values)
+    part->engine = make_cuda_engine<Value, Offset, Col>(ctx_);
+    part->engine->analyze(part->operands(), nullptr, 0);
+    part->describe_c(C);
+    part->C.memory = SPGEMM_MEMORY_DEVICE;
+    part->c_first = entries_before(C, part->first_row);
+    part->c_nnz = part->engine->symbolic(part->operands(), part->C);
+    part->C.nnz = part->c_nnz;
+    check_offsets(C, *part);
+    return part;
+  }
+
+  // The chunk's entries as C's host row offsets place them now.
+  static void check_offsets(const MatrixDesc& C, const PartT& part) {
+    if (entries_before(C, part.first_row) != part.c_first ||
+        entries_before(C, part.first_row + part.rows) != part.c_first + part.c_nnz)
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           "C's row offsets differ from what spgemmSymbolic wrote (or A's or B's structure "
+           "changed since): analyze and run spgemmSymbolic again");
+  }
+
+  void forget_chunks() {
+    kept_.clear();
+    kept_per_chunk_ = 0;
+  }
+
   // C's entries before `row`, from its host row offsets.
   static int64_t entries_before(const MatrixDesc& C, int64_t row) {
     return static_cast<int64_t>(static_cast<const Offset*>(C.row_offsets)[row]) - C.base;
@@ -152,9 +206,7 @@ class ChunkedEngine final : public Engine {
 
   // Rows cut so that each chunk has at most half the chunk bytes of entries
   // (and at least one row), with A's and D's row offsets at the cuts.
-  cuda::RowSplit chunks(const Operands& in, const MatrixDesc& C) const {
-    const auto per_chunk =
-        std::max<int64_t>(1, static_cast<int64_t>(chunk_bytes() / 2 / kEntryBytes));
+  cuda::RowSplit chunks(const Operands& in, const MatrixDesc& C, int64_t per_chunk) const {
     cuda::RowSplit cut;
     const std::vector<int64_t> starts =
         multi::chunk_starts(static_cast<const Offset*>(C.row_offsets), C.rows, per_chunk);
@@ -173,6 +225,10 @@ class ChunkedEngine final : public Engine {
   cudaStream_t copy_stream_ = nullptr;
   multi::Event computed_[2], copied_[2];  // per chunk buffer
   std::vector<int64_t> chunk_rows_;       // the last numeric phase's cuts
+  // The chunks analyzed and counted for kept_per_chunk_ entries per chunk
+  // (0: none kept).
+  std::vector<std::unique_ptr<PartT>> kept_;
+  int64_t kept_per_chunk_ = 0;
 };
 
 }  // namespace

@@ -10,10 +10,13 @@
 //             (and D) times B (src/multi/row_blocks.hpp), analyzed, counted
 //             and computed into one of two device buffers on the handle's
 //             stream, then copied to C's host arrays on a copy stream while
-//             the next chunk runs. The chunks' own analysis and symbolic
-//             phases run again at every numeric phase: their state is
-//             O(rows of the chunk) and freed with the chunk, so device memory
-//             stays within the chunk bytes plus O(rows).
+//             the next chunk runs. Up to configs/bins.hpp's
+//             kKeptOutputChunks chunks keep their analysis and symbolic state
+//             (O(rows of the chunk) each) until the next analysis, symbolic
+//             phase or change of the chunk bytes, so that numeric phases
+//             again only compute and copy; with more chunks each numeric
+//             phase redoes them chunk by chunk. Device memory stays within
+//             the chunk bytes plus O(rows).
 #pragma once
 
 #include "core/context.hpp"

@@ -17,6 +17,7 @@ struct CappedAllocator {
   size_t outstanding = 0;
   size_t peak = 0;
   int refusals = 0;
+  int allocations = 0;  // granted
   cudaStream_t stream = nullptr;
   bool wrong_stream = false;
   bool bad_free = false;
@@ -31,6 +32,7 @@ struct CappedAllocator {
     }
     if (cudaMallocAsync(ptr, bytes, s) != cudaSuccess) return 1;
     self.live[*ptr] = bytes;
+    ++self.allocations;
     self.outstanding += bytes;
     self.peak = std::max(self.peak, self.outstanding);
     return 0;

@@ -230,6 +230,13 @@ inline constexpr long long kPartitionMinProducts = 1LL << 24;
 // hundred MB already keep the copy engine busy.
 inline constexpr double kOutputChunkShare = 1.0 / 8;
 
+// C in host memory: up to this many chunks keep their analysis and symbolic
+// state (O(rows of the chunk) each, and a few KB) from one numeric phase to
+// the next, which then only computes and copies. More chunks (small chunk
+// bytes) redo both per chunk at every numeric phase. Bounds the plan's
+// workspace (workspace_bytes) by a constant number of chunks.
+inline constexpr int kKeptOutputChunks = 64;
+
 // Sizes at which rows change bins, passed to the binning kernels by value.
 // Bins are numbered hash bins first, then the dense bin, then the sort bins.
 struct BinThresholds {

@@ -15,11 +15,15 @@
 // the magnitude of their terms ("agree:N", N entries differing in the last
 // bits: another order of adds, docs/api.md section 6), else "differ".
 //
-//   spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N]
-//                      [--warmup N] [--csv FILE] [--min-products N]
+//   spgemm-split-bench [--devices 0,1] [--shares 1,1] [--out-of-core CHUNK_BYTES]
+//                      [--reps N] [--warmup N] [--csv FILE] [--min-products N]
 //                      (--gen SPEC | FILE.mtx[.gz])...
 //
-// The handle's device is the current one (0); A and B live there.
+// The handle's device is the current one (0); A and B live there. -1 in
+// --devices is the host (SPGEMM_HOST_DEVICE: the CPU+GPU hybrid); --shares
+// forces the parts' shares (default: equal among GPUs, the host's from the
+// cost model, which learns the handle's throughputs from one run to the
+// next).
 #include "util.hpp"
 
 #include "generators.hpp"
@@ -45,6 +49,7 @@ namespace {
 
 struct Options {
   std::vector<int> devices;
+  std::vector<double> shares;  // forced; empty: the library's
   std::vector<std::pair<bool, std::string>> inputs;  // (is a file, path or spec)
   int reps = 10, warmup = 2;
   long long min_products = 0;  // split everything asked for
@@ -136,6 +141,10 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
                  "spgemmSetPartitionMinProducts");
     check_spgemm(spgemmSetOutputDistributed(h, config.distributed ? 1 : 0),
                  "spgemmSetOutputDistributed");
+    if (!opts.shares.empty())
+      check_spgemm(spgemmSetPartitionShares(h, static_cast<int>(opts.shares.size()),
+                                            opts.shares.data()),
+                   "spgemmSetPartitionShares");
   }
   const bool c_on_host = host_chunk > 0;
   if (c_on_host)
@@ -332,7 +341,7 @@ std::string joined(const std::vector<float>& v) {
   std::fprintf(
       stderr,
       "%s\nusage: spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N] "
-      "[--warmup N] [--csv FILE] [--min-products N] (--gen SPEC | FILE)...\n",
+      "[--warmup N] [--csv FILE] [--min-products N] [--shares S,S] (--gen SPEC | FILE)...\n",
       why.c_str());
   std::exit(2);
 }
@@ -345,13 +354,20 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(arg + " needs a value");
       return std::string(argv[++i]);
     };
-    if (arg == "--devices") {
-      const std::string list = value();
-      for (size_t at = 0; at <= list.size();) {
-        const size_t comma = std::min(list.find(',', at), list.size());
-        o.devices.push_back(std::atoi(list.substr(at, comma - at).c_str()));
+    auto list = [&] {
+      const std::string text = value();
+      std::vector<double> items;
+      for (size_t at = 0; at <= text.size();) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        items.push_back(std::atof(text.substr(at, comma - at).c_str()));
         at = comma + 1;
       }
+      return items;
+    };
+    if (arg == "--devices") {
+      for (double d : list()) o.devices.push_back(static_cast<int>(d));
+    } else if (arg == "--shares") {
+      o.shares = list();
     } else if (arg == "--reps") {
       o.reps = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--warmup") {

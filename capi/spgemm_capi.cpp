@@ -227,7 +227,8 @@ SPGEMM_API spgemmStatus_t spgemmGetDevices(spgemmHandle_t handle, int capacity, 
       fail(SPGEMM_STATUS_INVALID_VALUE, "capacity must be >= 0, devices not NULL if it is > 0");
     const auto& parts = handle->ctx->partitioning().parts;
     *count = static_cast<int>(parts.size());
-    for (int i = 0; i < capacity && i < *count; ++i) devices[i] = parts[i]->device();
+    for (int i = 0; i < capacity && i < *count; ++i)
+      devices[i] = parts[i] ? parts[i]->device() : SPGEMM_HOST_DEVICE;
   });
 }
 

@@ -170,16 +170,26 @@ SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* ena
  * Products of fewer than spgemmSetPartitionMinProducts products run whole on
  * the handle's device. count 0 (devices NULL): the handle's device alone.
  * Host-memory plans and plans whose C is in host memory ignore the setting.
+ * SPGEMM_HOST_DEVICE (once at most) makes the host one of the parts: the
+ * CPU+GPU hybrid. Its rows of op(A) (and D) and all of B are copied to pinned
+ * host memory, the host backend computes its rows of C while the GPUs
+ * compute theirs, and they are copied into C (or stay on the host as a row
+ * block, spgemmSetOutputDistributed). Without forced shares its share comes
+ * from a cost model of measured throughputs (docs/scaling.md), 0 where the
+ * host would not finish before the GPUs. spgemmNumeric then returns once the
+ * host part is done (the GPU parts stay asynchronous).
  * SPGEMM_STATUS_INVALID_VALUE for an ordinal that does not exist or count
  * outside [0, SPGEMM_MAX_DEVICES]; SPGEMM_STATUS_NO_DEVICE without a GPU. */
 #define SPGEMM_MAX_DEVICES 16
+#define SPGEMM_HOST_DEVICE (-1)
 SPGEMM_API spgemmStatus_t spgemmSetDevices(spgemmHandle_t handle, int count, const int* devices);
 /* *count receives the number of devices set (0: none); the first `capacity`
  * of them go to devices (NULL ok with capacity 0). */
 SPGEMM_API spgemmStatus_t spgemmGetDevices(spgemmHandle_t handle, int capacity, int* devices,
                                            int* count);
 /* The parts' shares of the products: count entries (that of spgemmSetDevices),
- * each >= 0, not all 0; count 0 (shares NULL): equal shares (the default). */
+ * each >= 0, not all 0; count 0 (shares NULL): equal shares among the GPUs,
+ * the host's from the cost model (the default). */
 SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int count,
                                                    const double* shares);
 /* Products below which a product is not split (negative: the library's

@@ -119,13 +119,22 @@ void Context::set_devices(const int* devices, int count) {
     fail(SPGEMM_STATUS_NO_DEVICE, std::string("no usable GPU: ") + no_device_reason_);
   int available = 0;
   if (count > 0) SPGEMM_CUDA_CHECK(cudaGetDeviceCount(&available));
-  for (int i = 0; i < count; ++i)
+  int hosts = 0;
+  for (int i = 0; i < count; ++i) {
+    if (devices[i] == SPGEMM_HOST_DEVICE && ++hosts == 1) continue;
+    if (devices[i] == SPGEMM_HOST_DEVICE)
+      fail(SPGEMM_STATUS_INVALID_VALUE, "SPGEMM_HOST_DEVICE may appear once");
     if (devices[i] < 0 || devices[i] >= available)
       fail(SPGEMM_STATUS_INVALID_VALUE, "device " + std::to_string(devices[i]) +
                                             " does not exist (" + std::to_string(available) +
                                             " devices)");
+  }
   std::vector<std::shared_ptr<Context>> parts;
   for (int i = 0; i < count; ++i) {
+    if (devices[i] == SPGEMM_HOST_DEVICE) {
+      parts.push_back(nullptr);  // the host part (src/multi/host_part.hpp)
+      continue;
+    }
     parts.push_back(std::make_shared<Context>(devices[i]));
     enable_peer_access(device_, devices[i]);
     enable_peer_access(devices[i], device_);

@@ -51,13 +51,22 @@ class Context;
 
 // How plans of a handle split their rows among devices (spgemmSetDevices,
 // src/multi/): one part per entry of `parts` (its own context: device,
-// stream, pool), rows shared by predicted cost in proportion to `shares`
-// (empty: equal), for products of at least `min_products` products.
+// stream, pool; nullptr: the host, SPGEMM_HOST_DEVICE), rows shared by
+// predicted cost in proportion to `shares` (empty: equal among GPUs, the
+// host's from multi/cost_model.hpp), for products of at least
+// `min_products` products.
 struct Partitioning {
   std::vector<std::shared_ptr<Context>> parts;
   std::vector<double> shares;
   long long min_products = -1;  // negative: the library's default
   bool distributed = false;     // C left as the parts' row blocks
+};
+
+// What the handle's split products measured (0: nothing yet), for the
+// hybrid's cost model: products per second of one GPU part and of the host
+// part, bytes per second of the host part's copies.
+struct Throughput {
+  double gpu = 0, host = 0, copy = 0;
 };
 
 class Context {
@@ -152,6 +161,7 @@ class Context {
   void set_partition_shares(const double* shares, int count);
   void set_partition_min_products(long long products) { partitioning_.min_products = products; }
   void set_output_distributed(bool on) { partitioning_.distributed = on; }
+  Throughput& throughput() { return throughput_; }
   // Plans whose C is in host memory (src/multi/chunked_engine.cpp): the most
   // bytes of C's column indices and values they hold on the device at once;
   // 0: the library's default.
@@ -214,6 +224,7 @@ class Context {
   cudaEvent_t fork_event_ = nullptr;
   cudaEvent_t join_events_[kSideStreams] = {};
   Partitioning partitioning_;
+  Throughput throughput_;
   size_t output_chunk_bytes_ = 0;
 };
 

@@ -12,9 +12,9 @@
 #include <string>
 
 #if defined(__CUDACC__)
-#define SPGEMM_HOST_DEVICE __host__ __device__
+#define SPGEMM_HD __host__ __device__
 #else
-#define SPGEMM_HOST_DEVICE
+#define SPGEMM_HD
 #endif
 
 namespace spgemm {
@@ -44,7 +44,7 @@ struct CsrDefects {
 // Visits position i (0 <= i < max(rows + 1, nnz)) and reports each defect it
 // finds there through report(defect, position).
 template <class Offset, class Col, class Report>
-SPGEMM_HOST_DEVICE inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols,
+SPGEMM_HD inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols,
                                                     int64_t nnz, int64_t base,
                                                     const Offset* offsets, const Col* col_ind,
                                                     Report&& report) {
@@ -61,7 +61,7 @@ SPGEMM_HOST_DEVICE inline void inspect_csr_position(int64_t i, int64_t rows, int
 // over all positions of a 64-bit mix of (position, value), in any order, so
 // that a kernel can add it up in parallel. Any change of an offset or a column
 // changes it except with probability ~2^-64.
-SPGEMM_HOST_DEVICE inline uint64_t fingerprint_term(uint64_t position, uint64_t value,
+SPGEMM_HD inline uint64_t fingerprint_term(uint64_t position, uint64_t value,
                                                     uint64_t array) {
   uint64_t x = (position * 0x9e3779b97f4a7c15ULL) ^ (value + array * 0xc2b2ae3d27d4eb4fULL);
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -70,7 +70,7 @@ SPGEMM_HOST_DEVICE inline uint64_t fingerprint_term(uint64_t position, uint64_t 
 }
 
 template <class Offset, class Col>
-SPGEMM_HOST_DEVICE inline uint64_t fingerprint_position(int64_t i, int64_t rows, int64_t nnz,
+SPGEMM_HD inline uint64_t fingerprint_position(int64_t i, int64_t rows, int64_t nnz,
                                                         const Offset* offsets, const Col* cols) {
   uint64_t sum = 0;
   if (i <= rows) sum += fingerprint_term(i, static_cast<uint64_t>(offsets[i]), 1);

@@ -5,11 +5,16 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "cuda/partition/row_split.hpp"
+#include "multi/cost_model.hpp"
+#include "multi/host_part.hpp"
 #include "multi/row_blocks.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +29,7 @@ using multi::Event;
 template <class Value, class Offset, class Col>
 class PartitionedEngine final : public Engine {
   using PartT = multi::Part<Value, Offset, Col>;
+  using HostPartT = multi::HostPart<Value, Offset, Col>;
 
  public:
   explicit PartitionedEngine(Context& ctx)
@@ -31,7 +37,10 @@ class PartitionedEngine final : public Engine {
         home_(make_cuda_engine<Value, Offset, Col>(ctx)),
         settings_(ctx.partitioning()) {}
 
-  ~PartitionedEngine() override { retire_parts(); }
+  ~PartitionedEngine() override {
+    retire_parts();
+    if (host_stream_) cudaStreamDestroy(host_stream_);
+  }
 
   std::unique_ptr<Transpose> make_transpose() override { return home_->make_transpose(); }
 
@@ -50,18 +59,15 @@ class PartitionedEngine final : public Engine {
     retire_parts();
     split_ = false;
     if (count > 0) home_->check_structures(checks, count);  // before any part reads them
-    int n = static_cast<int>(settings_.parts.size());
-    cuda::RowSplit cut = cuda::split_rows<Offset, Col>(ctx_, in, [&](long long) {
-      return settings_.shares.empty() ? std::vector<double>(static_cast<size_t>(n), 1.0)
-                                      : settings_.shares;
-    });
+    cuda::RowSplit cut = cuda::split_rows<Offset, Col>(
+        ctx_, in, [&](long long total) { return shares(in, total); });
     total_ = cut.total;
     rows_ = in.A->rows;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
-    std::vector<Context*> contexts;
+    std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
-    if (in.A->rows == 0 || cut.total < least) {
+    if (in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
       if (!settings_.distributed) {
         home_->analyze(in, nullptr, 0);
         return;
@@ -69,14 +75,30 @@ class PartitionedEngine final : public Engine {
       // whole, yet C still a block of the plan's own: one part, the handle's
       cut = whole(in, cut.total);
       contexts = {&ctx_};
-      n = 1;
     }
-    for (int p = 0; p < n; ++p)
-      parts_.push_back(
-          std::make_unique<PartT>(cut, p, *contexts[static_cast<size_t>(p)], ctx_.device(), in));
+    const int n = static_cast<int>(contexts.size());
+    for (int p = 0; p < n; ++p) {
+      Context* on = contexts[static_cast<size_t>(p)];
+      if (on) {
+        parts_.push_back(std::make_unique<PartT>(cut, p, *on, ctx_.device(), in));
+        continue;
+      }
+      parts_.push_back(nullptr);
+      host_ = std::make_unique<HostPartT>(cut, p, in);
+      if (!host_stream_)
+        SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
+    }
     split_ = true;
     ready_.record(ctx_.stream());  // the operands as the caller's stream left them
     at_once(n, [&](int p) {
+      if (!parts_[static_cast<size_t>(p)]) {
+        if (host_->rows == 0) return;
+        const Context::DeviceGuard guard(ctx_);  // its copies run on the operands' device
+        ready_.wait_on(host_stream_);
+        host_->place_structures(in, host_stream_);
+        host_->engine->analyze(host_->operands(), nullptr, 0);
+        return;
+      }
       PartT& part = *parts_[static_cast<size_t>(p)];
       if (part.rows == 0) return;
       const PartScope scope(ctx_, *part.ctx);
@@ -90,9 +112,15 @@ class PartitionedEngine final : public Engine {
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
     if (!split_) return home_->symbolic(in, C);
     at_once(static_cast<int>(parts_.size()), [&](int p) {
+      range(p).c_nnz = 0;
+      if (range(p).rows == 0) return;
+      if (!parts_[static_cast<size_t>(p)]) {
+        host_->describe_c(C);
+        host_->c_nnz = host_->engine->symbolic(host_->operands(), host_->C);
+        if (host_->c_nnz <= max_nnz(C)) host_->own_c();
+        return;
+      }
       PartT& part = *parts_[static_cast<size_t>(p)];
-      part.c_nnz = 0;
-      if (part.rows == 0) return;
       const PartScope scope(ctx_, *part.ctx);
       part.describe_c(C);
       part.c_nnz = part.engine->symbolic(part.operands(), part.C);
@@ -104,23 +132,31 @@ class PartitionedEngine final : public Engine {
       part.done.record(part.stream());
     });
     int64_t total = 0;
-    for (auto& part : parts_) {
-      part->c_first = total;
-      total += part->c_nnz;
+    for (int p = 0; p < static_cast<int>(parts_.size()); ++p) {
+      range(p).c_first = total;
+      total += range(p).c_nnz;
     }
     // nnz(C) too large for C's offsets: the plan says so, C stays untouched
     if (total > max_nnz(C) || settings_.distributed) return total;
     const cudaStream_t stream = ctx_.stream();
-    for (auto& part : parts_) {
-      if (part->rows == 0) continue;
-      part->done.wait_on(stream);
-      auto* to = static_cast<Offset*>(C.row_offsets) + part->first_row;
-      const Offset* from = part->c_offsets.get();
-      if (part->remote) {
-        copy_between(to, ctx_.device(), from, part->ctx->device(), part->rows + 1, stream);
-        from = to;
+    for (int p = 0; p < static_cast<int>(parts_.size()); ++p) {
+      PartT* part = parts_[static_cast<size_t>(p)].get();
+      const multi::RowRange& r = range(p);
+      if (r.rows == 0) continue;
+      auto* to = static_cast<Offset*>(C.row_offsets) + r.first_row;
+      const Offset* from = to;
+      if (!part) {
+        SPGEMM_CUDA_CHECK(cudaMemcpyAsync(to, host_->c_offsets.get(), sizeof(Offset) * (r.rows + 1),
+                                          cudaMemcpyHostToDevice, stream));
+      } else if (part->remote) {
+        part->done.wait_on(stream);
+        copy_between(to, ctx_.device(), part->c_offsets.get(), part->ctx->device(), r.rows + 1,
+                     stream);
+      } else {
+        part->done.wait_on(stream);
+        from = part->c_offsets.get();
       }
-      cuda::shift_offsets(to, from, part->rows + 1, part->c_first, stream);
+      cuda::shift_offsets(to, from, r.rows + 1, r.c_first, stream);
     }
     return total;
   }
@@ -132,8 +168,8 @@ class PartitionedEngine final : public Engine {
     }
     ready_.record(ctx_.stream());
     for (auto& owned : parts_) {
+      if (!owned || owned->rows == 0) continue;
       PartT& part = *owned;
-      if (part.rows == 0) continue;
       const PartScope scope(ctx_, *part.ctx);
       part.ctx->set_deterministic(ctx_.deterministic());
       const cudaStream_t stream = part.stream();
@@ -157,17 +193,24 @@ class PartitionedEngine final : public Engine {
       part.done.record(stream);
       part.timed = true;
     }
+    if (host_ && host_->rows > 0) host_numeric(in, C, alpha, beta);  // while the GPUs work
     for (auto& part : parts_)
-      if (part->rows > 0) part->done.wait_on(ctx_.stream());
+      if (part && part->rows > 0) part->done.wait_on(ctx_.stream());
   }
 
   std::vector<RowBlock> row_blocks() override {
     std::vector<RowBlock> blocks;
     if (!settings_.distributed) return blocks;
-    for (auto& part : parts_)
-      if (part->rows > 0)
+    for (auto& part : parts_) {
+      if (!part) {
+        if (host_->rows > 0)
+          blocks.push_back({SPGEMM_HOST_DEVICE, host_->first_row, host_->rows, host_->c_nnz,
+                            host_->c_offsets.get(), host_->c_cols.get(), host_->c_values.get()});
+      } else if (part->rows > 0) {
         blocks.push_back({part->ctx->device(), part->first_row, part->rows, part->c_nnz,
                           part->c_offsets.get(), part->c_cols.get(), part->c_values.get()});
+      }
+    }
     return blocks;
   }
 
@@ -175,6 +218,11 @@ class PartitionedEngine final : public Engine {
     if (!split_) return {{ctx_.device(), 0, rows_, total_, -1.0f}};
     std::vector<PartReport> report;
     for (auto& part : parts_) {
+      if (!part) {
+        report.push_back({SPGEMM_HOST_DEVICE, host_->first_row, host_->rows, host_->products,
+                          host_->numeric_ms});
+        continue;
+      }
       PartReport r{part->ctx->device(), part->first_row, part->rows, part->products, -1.0f};
       if (part->timed) {
         SPGEMM_CUDA_CHECK(cudaEventSynchronize(part->done.get()));
@@ -186,9 +234,97 @@ class PartitionedEngine final : public Engine {
   }
 
  private:
+  multi::RowRange& range(int p) {
+    PartT* part = parts_[static_cast<size_t>(p)].get();
+    return part ? static_cast<multi::RowRange&>(*part) : *host_;
+  }
+
   // C's rows of the part in arrays of its own: on another device, or all
   // parts' where C stays distributed.
   bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
+
+  // The parts' shares of the products: forced, or equal among the GPUs with
+  // the host's (if it is a part) from the cost model.
+  std::vector<double> shares(const Operands& in, long long total) const {
+    if (!settings_.shares.empty()) return settings_.shares;
+    std::vector<double> out(settings_.parts.size(), 1.0);
+    const auto host = std::find(settings_.parts.begin(), settings_.parts.end(), nullptr);
+    if (host == settings_.parts.end()) return out;
+    const int gpus = static_cast<int>(out.size()) - 1;
+    const double s = multi::host_share(hybrid_costs(in, total, gpus));
+    for (double& share : out) share = gpus > 0 ? (1.0 - s) / gpus : 0.0;
+    out[static_cast<size_t>(host - settings_.parts.begin())] = s;
+    return out;
+  }
+
+  // The model's inputs: the handle's measured throughputs where it has them
+  // (configs/bins.hpp's defaults before), the bytes the host part copies.
+  multi::HybridCosts hybrid_costs(const Operands& in, long long total, int gpus) const {
+    const Throughput& measured = ctx_.throughput();
+    const double threads = std::max(1u, std::thread::hardware_concurrency());
+    multi::HybridCosts c;
+    c.products = static_cast<double>(total);
+    c.gpus = gpus;
+    c.gpu_rate = measured.gpu > 0 ? measured.gpu : cuda::kHybridGpuProductsPerSecond;
+    c.host_rate =
+        measured.host > 0 ? measured.host : cuda::kHybridHostProductsPerSecondPerThread * threads;
+    c.copy_rate = measured.copy > 0 ? measured.copy : cuda::kHybridCopyBytesPerSecond;
+    c.fixed_bytes = static_cast<double>(sizeof(Value)) * static_cast<double>(in.B->nnz);
+    // per product: its share of A's and D's values, and (at most) one entry of C
+    const double a_d_values = static_cast<double>(sizeof(Value)) *
+                              static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
+    c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
+    c.overhead_s = cuda::kHybridHostOverheadSeconds;
+    return c;
+  }
+
+  // The host part's numeric phase on the caller's thread, the GPU parts'
+  // already enqueued: its values copied in, its rows computed, copied into C
+  // (unless distributed) and waited for, since its pinned C is rewritten by
+  // the next phase. Its throughputs go to the handle's model.
+  void host_numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) {
+    HostPartT& h = *host_;
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+    const auto start = Clock::now();
+    ready_.wait_on(host_stream_);
+    int64_t bytes = h.place_values(in, host_stream_);
+    SPGEMM_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
+    const auto copied = Clock::now();
+    h.engine->numeric(h.operands(), h.C, alpha, beta);
+    const auto computed = Clock::now();
+    if (!settings_.distributed && h.c_nnz > 0) {
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + h.c_first, h.c_cols.get(),
+                                        sizeof(Col) * h.c_nnz, cudaMemcpyHostToDevice,
+                                        host_stream_));
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Value*>(C.values) + h.c_first,
+                                        h.c_values.get(), sizeof(Value) * h.c_nnz,
+                                        cudaMemcpyHostToDevice, host_stream_));
+      SPGEMM_CUDA_CHECK(cudaStreamSynchronize(host_stream_));
+      bytes += static_cast<int64_t>(sizeof(Col) + sizeof(Value)) * h.c_nnz;
+    }
+    const auto end = Clock::now();
+    h.numeric_ms = static_cast<float>(1e3 * seconds(end - start));
+    Throughput& measured = ctx_.throughput();
+    const double computing = seconds(computed - copied);
+    const double copying = seconds(copied - start) + seconds(end - computed);
+    if (computing > 0) measured.host = static_cast<double>(h.products) / computing;
+    if (copying > 0 && bytes > 0) measured.copy = static_cast<double>(bytes) / copying;
+  }
+
+  // Whether the cut leaves every row to one GPU part on the handle's device
+  // (the model gave the host nothing, or forced shares all to one part): the
+  // product then runs as without devices.
+  bool all_at_home(const cuda::RowSplit& cut, const std::vector<Context*>& contexts) const {
+    int with_rows = -1;
+    for (int p = 0; p < cut.parts; ++p) {
+      if (cut.row_start[p + 1] == cut.row_start[p]) continue;
+      if (with_rows >= 0) return false;
+      with_rows = p;
+    }
+    const Context* on = with_rows >= 0 ? contexts[static_cast<size_t>(with_rows)] : nullptr;
+    return on && on->device() == ctx_.device();
+  }
 
   // The part's device current and its context's pool in use; a part on the
   // handle's context keeps the plan's scope.
@@ -214,27 +350,51 @@ class PartitionedEngine final : public Engine {
     return cut;
   }
 
+  // The GPU parts' products per second in their last numeric phase, where
+  // it has finished, for the hybrid's model.
+  void measure_gpu_parts() noexcept {
+    double sum = 0;
+    int count = 0;
+    for (auto& part : parts_) {
+      float ms = 0;
+      if (!part || !part->timed || cudaEventQuery(part->done.get()) != cudaSuccess ||
+          cudaEventElapsedTime(&ms, part->start.get(), part->done.get()) != cudaSuccess) {
+        cudaGetLastError();  // (not finished: not an error)
+        continue;
+      }
+      if (ms > 0) sum += static_cast<double>(part->products) / (1e-3 * ms), ++count;
+    }
+    if (count > 0) ctx_.throughput().gpu = sum / count;
+  }
+
   // The parts' memory may still be read by work on the handle's stream (C's
-  // assembly): their streams wait for it before the parts give it back.
+  // assembly): their streams wait for it before the parts give it back; the
+  // host part's pinned memory waits for the stream itself.
   void retire_parts() noexcept {
+    measure_gpu_parts();
     if (parts_.empty()) return;
     Event now;
     try {
       now.record(ctx_.stream());
       for (auto& part : parts_) {
+        if (!part) continue;
         Context::DeviceGuard guard(*part->ctx);
         now.wait_on(part->stream());
       }
+      if (host_) SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
     } catch (...) {
       cudaStreamSynchronize(ctx_.stream());  // (errors already reported by the calls)
     }
     parts_.clear();
+    host_.reset();
   }
 
   Context& ctx_;
   std::unique_ptr<Engine> home_;  // products that run whole, checks, transposes
   Partitioning settings_;         // as the handle had them at the plan's creation
-  std::vector<std::unique_ptr<PartT>> parts_;
+  std::vector<std::unique_ptr<PartT>> parts_;  // nullptr: the host's part
+  std::unique_ptr<HostPartT> host_;
+  cudaStream_t host_stream_ = nullptr;  // the host part's copies (operands' device)
   bool split_ = false;
   int64_t rows_ = 0;
   long long total_ = 0;  // products

@@ -82,29 +82,15 @@ void copy_between(T* to, int to_device, const T* from, int from_device, int64_t 
                                           static_cast<size_t>(count) * sizeof(T), stream));
 }
 
-// One part: its rows of C, the operands as its engine sees them, and the
-// copies it holds where it is on another device than the operands
-// (`remote`). Its memory comes from its context, on its stream.
-template <class Value, class Offset, class Col>
-struct Part {
-  Context* ctx = nullptr;
-  int home = -1;  // the operands' device
-  bool remote = false;
+// A part's rows of C, as part p of `cut` of the operands `in`: their
+// products, and A's, D's (and once counted, C's) entries of them.
+struct RowRange {
   int64_t first_row = 0, rows = 0, products = 0;
-  int64_t a_first = 0, a_nnz = 0, d_first = 0, d_nnz = 0;  // A's / D's entries of the rows
-  int64_t c_first = 0, c_nnz = 0;                          // C's entries of the rows
+  int64_t a_first = 0, a_nnz = 0, d_first = 0, d_nnz = 0;
+  int64_t c_first = 0, c_nnz = 0;
   bool has_d = false;
-  MatrixDesc A, B, D, C;
-  std::unique_ptr<Engine> engine;
-  DeviceBuffer<Offset> a_offsets, b_offsets, d_offsets, c_offsets;
-  DeviceBuffer<Col> a_cols, b_cols, d_cols, c_cols;
-  DeviceBuffer<Value> a_values, b_values, d_values, c_values;
-  Event start, done;
-  bool timed = false;
 
-  // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
-  Part(const cuda::RowSplit& cut, int p, Context& context, int home_device, const Operands& in)
-      : ctx(&context), home(home_device), remote(context.device() != home_device) {
+  RowRange(const cuda::RowSplit& cut, int p, const Operands& in) {
     const auto at = static_cast<size_t>(p);
     first_row = cut.row_start[at];
     rows = cut.row_start[at + 1] - cut.row_start[at];
@@ -117,6 +103,30 @@ struct Part {
       d_nnz = cut.d_offset[at + 1] - cut.d_offset[at];
     }
   }
+};
+
+// One part on a GPU: its rows, the operands as its engine sees them, and the
+// copies it holds where it is on another device than the operands
+// (`remote`). Its memory comes from its context, on its stream.
+template <class Value, class Offset, class Col>
+struct Part : RowRange {
+  Context* ctx = nullptr;
+  int home = -1;  // the operands' device
+  bool remote = false;
+  MatrixDesc A, B, D, C;
+  std::unique_ptr<Engine> engine;
+  DeviceBuffer<Offset> a_offsets, b_offsets, d_offsets, c_offsets;
+  DeviceBuffer<Col> a_cols, b_cols, d_cols, c_cols;
+  DeviceBuffer<Value> a_values, b_values, d_values, c_values;
+  Event start, done;
+  bool timed = false;
+
+  // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
+  Part(const cuda::RowSplit& cut, int p, Context& context, int home_device, const Operands& in)
+      : RowRange(cut, p, in),
+        ctx(&context),
+        home(home_device),
+        remote(context.device() != home_device) {}
   Part(const Part&) = delete;
   Part& operator=(const Part&) = delete;
   ~Part() {

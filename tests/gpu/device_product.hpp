@@ -30,7 +30,7 @@ inline void cuda_ok(cudaError_t err, const char* what) {
 struct Handle {
   spgemmHandle_t h = nullptr;
   Handle() { spgemm_ok(spgemmCreate(&h), "spgemmCreate"); }
-  ~Handle() { spgemmDestroy(h); }
+  virtual ~Handle() { spgemmDestroy(h); }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
 };

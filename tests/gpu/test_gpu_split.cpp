@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -48,8 +49,20 @@ struct SplitHandle : Handle {
   }
 };
 
+// A handle whose products are split between the host (the first part) and
+// a GPU (part_device(1)); shares forced unless empty.
+struct HybridHandle : Handle {
+  explicit HybridHandle(const std::vector<double>& shares) {
+    const int devices[2] = {SPGEMM_HOST_DEVICE, part_device(1)};
+    spgemm_ok(spgemmSetDevices(h, 2, devices), "spgemmSetDevices");
+    if (!shares.empty())
+      spgemm_ok(spgemmSetPartitionShares(h, 2, shares.data()), "spgemmSetPartitionShares");
+    spgemm_ok(spgemmSetPartitionMinProducts(h, 0), "spgemmSetPartitionMinProducts");
+  }
+};
+
 template <class L, class Case>
-void check_all(const SplitHandle& handle, const std::vector<Case>& cases) {
+void check_all(const Handle& handle, const std::vector<Case>& cases) {
   const auto failures = failed_cases<L>(handle.h, SPGEMM_MEMORY_DEVICE, cases);
   for (const std::string& f : failures) FAIL_CHECK(f);
   CHECK(failures.empty());
@@ -144,15 +157,21 @@ TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
   randomize_values(A2, 7);
   int device = -1;
   cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
-  for (const bool split_all : {true, false}) {  // split in two; whole (below the minimum)
-    CAPTURE(split_all);
-    const SplitHandle handle({1.0, 2.0}, split_all);
+  for (const int layout : {0, 1, 2}) {  // split in two; whole (below the minimum); host + GPU
+    CAPTURE(layout);
+    const bool split_all = layout != 1;
+    std::unique_ptr<Handle> owned;
+    if (layout == 2) owned = std::make_unique<HybridHandle>(std::vector<double>{1.0, 2.0});
+    else owned = std::make_unique<SplitHandle>(std::vector<double>{1.0, 2.0}, split_all);
+    const Handle& handle = *owned;
     spgemm_ok(spgemmSetOutputDistributed(handle.h, 1), "spgemmSetOutputDistributed");
     int on = 0;
     spgemm_ok(spgemmGetOutputDistributed(handle.h, &on), "spgemmGetOutputDistributed");
     CHECK(on == 1);
     const std::vector<int> devices =
-        split_all ? std::vector<int>{part_device(0), part_device(1)} : std::vector<int>{device};
+        layout == 0   ? std::vector<int>{part_device(0), part_device(1)}
+        : layout == 1 ? std::vector<int>{device}
+                      : std::vector<int>{SPGEMM_HOST_DEVICE, part_device(1)};
     const cudaStream_t stream = stream_of(handle.h);
     DeviceCsr<double> dA(A, stream);
     // C's own arrays stay as they are: poisoned row offsets, no other array
@@ -253,6 +272,59 @@ TEST_CASE("the split follows the shares of the products, and is reported", "[gpu
   CHECK(same.col_ind == again.col_ind);
   CHECK(std::memcmp(same.values.data(), again.values.data(), sizeof(double) * same.values.size()) ==
         0);
+}
+
+TEMPLATE_LIST_TEST_CASE("the host as a part: index layouts and bases, values again",
+                        "[gpu][split][hybrid]", AllLayouts) {
+  const HybridHandle handle({1.0, 1.0});
+  check_all<TestType>(
+      handle, layout_cases<typename TestType::Value>(
+                  {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7", "empty:0:0"}));
+}
+
+TEMPLATE_LIST_TEST_CASE("the host as a part: C = alpha*A*B + beta*D, transposes",
+                        "[gpu][split][hybrid][addend]", AddendLayouts) {
+  const HybridHandle handle({2.0, 1.0});
+  check_all<TestType>(handle, addend_cases<typename TestType::Value>(true));
+  check_all<TestType>(handle, transpose_cases<typename TestType::Value>());
+}
+
+TEST_CASE("the host as a part: the model's split, forced shares, C distributed",
+          "[gpu][split][hybrid]") {
+  const HostCsr<double> A = generate("powerlaw:20000");
+  const std::vector<int64_t> per_row = row_products(A, A);
+  const int64_t total = std::accumulate(per_row.begin(), per_row.end(), int64_t{0});
+  const ReferenceProduct<double> expected = reference_spgemm(A, A, 1.5);
+  int device = -1;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  {
+    // the model: a product this small is over before the host could copy B,
+    // so the GPU takes it whole
+    const HybridHandle handle({});
+    int got[2] = {0, 0}, count = 0;
+    spgemm_ok(spgemmGetDevices(handle.h, 2, got, &count), "spgemmGetDevices");
+    CHECK(count == 2);
+    CHECK(got[0] == SPGEMM_HOST_DEVICE);
+    DeviceProduct<double> product(handle.h, A, A);
+    CHECK(compare_csr(product.numeric(1.5), expected, default_rtol<double>()) == "");
+    const Partition p = partition_of(handle.h, product.plan());
+    REQUIRE(p.parts == 1);
+    CHECK(p.devices[0] == part_device(1));
+    CHECK(p.products[0] == total);
+  }
+  {
+    // forced: everything on the host, reported with its time
+    const HybridHandle handle({1.0, 0.0});
+    DeviceProduct<double> product(handle.h, A, A);
+    CHECK(compare_csr(product.numeric(1.5), expected, default_rtol<double>()) == "");
+    const Partition p = partition_of(handle.h, product.plan());
+    REQUIRE(p.parts == 2);
+    CHECK(p.devices[0] == SPGEMM_HOST_DEVICE);
+    CHECK(p.rows[0] == A.rows);
+    CHECK(p.products[0] == total);
+    CHECK(p.ms[0] > 0.0f);
+    CHECK(p.rows[1] == 0);
+  }
 }
 
 TEST_CASE("small products run whole on the handle's device", "[gpu][split]") {

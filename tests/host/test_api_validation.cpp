@@ -767,8 +767,11 @@ TEST_CASE("several devices: arguments, and host plans run whole", "[api][devices
   CHECK(spgemmSetDevices(h, 1, missing) ==
         (no_usable_gpu() ? SPGEMM_STATUS_NO_DEVICE : SPGEMM_STATUS_INVALID_VALUE));
   CHECK(std::string(spgemmGetLastErrorMessage()).find("spgemmSetDevices") == 0);
-  const int negative[1] = {-1};
+  const int negative[1] = {-2};
   CHECK(spgemmSetDevices(h, 1, negative) != SPGEMM_STATUS_SUCCESS);
+  const int two_hosts[2] = {SPGEMM_HOST_DEVICE, SPGEMM_HOST_DEVICE};
+  CHECK(spgemmSetDevices(h, 2, two_hosts) ==
+        (no_usable_gpu() ? SPGEMM_STATUS_NO_DEVICE : SPGEMM_STATUS_INVALID_VALUE));
   SPGEMM_REQUIRE_OK(spgemmSetDevices(h, 0, nullptr));
   CHECK(spgemmGetDevices(h, 0, nullptr, nullptr) == SPGEMM_STATUS_INVALID_VALUE);
   CHECK(spgemmGetDevices(h, 1, nullptr, &count) == SPGEMM_STATUS_INVALID_VALUE);

@@ -223,6 +223,18 @@ inline constexpr double kSmallBlockRowsShare = 0.5;
 // small share. A first setting, to be refined by docs/scaling.md's runs.
 inline constexpr long long kPartitionMinProducts = 1LL << 24;
 
+// The CPU+GPU hybrid's cost model (multi/cost_model.hpp), until the handle
+// has measured its own: products per second of one GPU part (H100, fp64:
+// 2.8e10 on rmat:16:16, the slowest large family, docs/scaling.md) and of one
+// host thread (the host backend, fp64), bytes per second copied between
+// device and pinned host memory (PCIe 5: 55e9 measured one way, less when
+// both ways and small), and the host part's fixed cost per numeric phase
+// (its synchronizations and copy launches).
+inline constexpr double kHybridGpuProductsPerSecond = 3e10;
+inline constexpr double kHybridHostProductsPerSecondPerThread = 5e7;
+inline constexpr double kHybridCopyBytesPerSecond = 2e10;
+inline constexpr double kHybridHostOverheadSeconds = 2e-4;
+
 // C in host memory (src/multi/chunked_engine.cpp): by default the chunks of
 // C on the device (two at once) take at most this share of the device's
 // memory (spgemmSetOutputChunkBytes sets another bound). Chunks of C copied

@@ -1,0 +1,98 @@
+// The CPU+GPU hybrid's cost model (src/multi/cost_model.hpp) against a
+// direct search: the share it gives must make the slower of the host part
+// and the GPU parts (the makespan) as short as any share on a fine grid; and
+// its edges: no GPUs, a host that cannot pay for its fixed copies, missing
+// rates.
+#include "multi/cost_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using spgemm::multi::host_share;
+using spgemm::multi::HybridCosts;
+
+namespace {
+
+// The model's times, written out independently of host_share.
+double makespan(const HybridCosts& c, double s) {
+  const double host = s > 0 ? c.overhead_s + c.fixed_bytes / c.copy_rate +
+                                  s * c.products * c.bytes_per_product / c.copy_rate +
+                                  s * c.products / c.host_rate
+                            : 0.0;
+  const double gpus = (1 - s) * c.products / (c.gpus * c.gpu_rate);
+  return std::max(host, gpus);
+}
+
+HybridCosts typical() {
+  HybridCosts c;
+  c.products = 4e8;
+  c.gpus = 1;
+  c.gpu_rate = 3e10;
+  c.host_rate = 8e8;
+  c.copy_rate = 2e10;
+  c.fixed_bytes = 8e6;
+  c.bytes_per_product = 12.5;
+  c.overhead_s = 2e-4;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the host's share is as good as the best on a grid", "[cost-model]") {
+  std::mt19937_64 rng(20261122);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
+  };
+  int positive = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    HybridCosts c;
+    c.products = log_uniform(1e5, 1e10);
+    c.gpus = 1 + static_cast<int>(rng() % 4);
+    c.gpu_rate = log_uniform(1e9, 2e11);
+    c.host_rate = log_uniform(1e7, 1e10);
+    c.copy_rate = log_uniform(1e9, 1e11);
+    c.fixed_bytes = log_uniform(1e3, 1e9);
+    c.bytes_per_product = log_uniform(0.1, 30);
+    c.overhead_s = log_uniform(1e-6, 1e-3);
+    const double s = host_share(c);
+    CAPTURE(trial, c.products, c.gpus, c.gpu_rate, c.host_rate, c.copy_rate, c.fixed_bytes,
+            c.bytes_per_product, c.overhead_s, s);
+    REQUIRE(s >= 0.0);
+    REQUIRE(s <= 1.0);
+    double best = makespan(c, 0.0);
+    for (int i = 1; i <= 10000; ++i) best = std::min(best, makespan(c, i / 10000.0));
+    CHECK(makespan(c, s) <= best * (1 + 1e-3));
+    CHECK(makespan(c, s) <= makespan(c, 0.0));  // never slower than the GPUs alone
+    positive += s > 0 ? 1 : 0;
+  }
+  CHECK(positive > 100);  // the draws reach both sides of the decision
+  CHECK(positive < 1900);
+}
+
+TEST_CASE("the host's share at its edges", "[cost-model]") {
+  HybridCosts c = typical();
+  const double s = host_share(c);
+  CHECK(s > 0.0);
+  CHECK(s < 0.05);  // a 16-thread host beside an H100-class GPU
+  HybridCosts more_gpus = c;
+  more_gpus.gpus = 2;
+  CHECK(host_share(more_gpus) < s);
+
+  HybridCosts no_gpus = c;
+  no_gpus.gpus = 0;
+  CHECK(host_share(no_gpus) == 1.0);
+
+  HybridCosts heavy_b = c;  // copying B's values alone outlasts the GPU's work
+  heavy_b.fixed_bytes = c.copy_rate * c.products / c.gpu_rate * 1.01;
+  CHECK(host_share(heavy_b) == 0.0);
+
+  for (double HybridCosts::*rate : {&HybridCosts::gpu_rate, &HybridCosts::host_rate,
+                                    &HybridCosts::copy_rate, &HybridCosts::products}) {
+    HybridCosts missing = c;
+    missing.*rate = 0;
+    CHECK(host_share(missing) == 0.0);
+  }
+}

@@ -315,19 +315,35 @@ double magnitude(const HostCsr<double>& A, const HostCsr<double>& B, int64_t i, 
 // Whether y is x's C (the whole product, alpha 1): the same structure, and
 // values within 1e-11 of their terms' magnitude (docs/testing.md's double
 // tolerance; computed only where they differ by more than 1e-12 of their own
-// size). `differing` counts the entries whose bits differ.
+// size). `differing` counts the entries whose bits differ; `why` says where
+// the first difference beyond that is.
 bool same_c(const Result& x, const Result& y, const HostCsr<double>& A, const HostCsr<double>& B,
-            int64_t& differing) {
+            int64_t& differing, std::string& why) {
   differing = 0;
-  if (x.offsets != y.offsets || x.cols != y.cols) return false;
-  for (int64_t i = 0; i + 1 < static_cast<int64_t>(x.offsets.size()); ++i)
+  if (x.offsets.size() != y.offsets.size() || x.cols.size() != y.cols.size()) {
+    why = "sizes";
+    return false;
+  }
+  for (int64_t i = 0; i + 1 < static_cast<int64_t>(x.offsets.size()); ++i) {
+    if (x.offsets[i + 1] != y.offsets[i + 1]) {
+      why = fmt::format("row {} length", i);
+      return false;
+    }
     for (int32_t e = x.offsets[i]; e < x.offsets[i + 1]; ++e) {
+      if (x.cols[e] != y.cols[e]) {
+        why = fmt::format("row {} entry {} column {} vs {}", i, e, x.cols[e], y.cols[e]);
+        return false;
+      }
       const double a = x.values[e], b = y.values[e];
       if (a == b) continue;
       ++differing;
       if (std::abs(a - b) <= 1e-12 * (std::abs(a) + std::abs(b))) continue;
-      if (!(std::abs(a - b) <= 1e-11 * magnitude(A, B, i, x.cols[e]))) return false;
+      if (!(std::abs(a - b) <= 1e-11 * magnitude(A, B, i, x.cols[e]))) {
+        why = fmt::format("row {} column {}: {:.17g} vs {:.17g}", i, x.cols[e], a, b);
+        return false;
+      }
     }
+  }
   return true;
 }
 
@@ -429,8 +445,9 @@ int main(int argc, char** argv) {
     const Result one = run_config(A, B, Config{}, opts);
     auto report = [&](const std::string& mode, const Result& other, double copy_ms) {
       int64_t differing = 0;
-      const bool agree = same_c(one, other, A, B, differing);
-      const std::string verdict = !agree          ? "differ"
+      std::string why;
+      const bool agree = same_c(one, other, A, B, differing, why);
+      const std::string verdict = !agree          ? "differ (" + why + ")"
                                   : differing > 0 ? "agree:" + std::to_string(differing)
                                                   : "same-bits";
       failures += agree ? 0 : 1;

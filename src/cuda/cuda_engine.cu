@@ -155,6 +155,8 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
+  void output_overwritten() override { written_ = {}; }
+
   // analyze's buffers, symbolic's CUB scratch, and those of the input
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {

@@ -123,7 +123,10 @@ class ChunkedEngine final : public Engine {
       std::unique_ptr<PartT> fresh;
       if (!reuse) fresh = prepare(cut, p, in, C);
       PartT& part = reuse ? *kept_[static_cast<size_t>(p)] : *fresh;
-      if (reuse) part.place_values(in);  // the operands' arrays as named now
+      if (reuse) {
+        part.place_values(in);  // the operands' arrays as named now
+        part.engine->output_overwritten();  // other chunks used its buffer since
+      }
       const int b = p % 2;
       copied_[b].wait_on(stream);  // the buffer's previous chunk is on the host
       part.C.col_ind = cols[b].get();

@@ -10,7 +10,10 @@
 // The two meet at s = (G - H0) / (G + H1), where G is the GPUs' time for
 // everything, H0 the host's fixed cost and H1 its cost per unit of share.
 // s is 0 where the host cannot even finish its fixed copies (B's values)
-// before the GPUs finish everything: the hybrid then runs as the GPUs alone.
+// before the GPUs finish everything, and where it comes out below
+// `min_share`: a gain that small is within the model's error and the host
+// part's costs per plan (pinned buffers, B's structure, its own analysis),
+// which the model leaves out. The hybrid then runs as the GPUs alone.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +29,7 @@ struct HybridCosts {
   double fixed_bytes = 0;        // copied whatever the share: B's values
   double bytes_per_product = 0;  // copied per product of the share: A's values, C's entries
   double overhead_s = 0;         // the host part's fixed cost per numeric phase
+  double min_share = 0;          // below: 0
 };
 
 // The host's share in [0, 1]: 1 without GPU parts, 0 where it does not pay.
@@ -37,7 +41,8 @@ inline double host_share(const HybridCosts& c) {
   const double host_fixed = c.overhead_s + c.fixed_bytes / c.copy_rate;
   const double host_per_share =
       c.products / c.host_rate + c.products * c.bytes_per_product / c.copy_rate;
-  return std::clamp((gpus_all - host_fixed) / (gpus_all + host_per_share), 0.0, 1.0);
+  const double s = std::clamp((gpus_all - host_fixed) / (gpus_all + host_per_share), 0.0, 1.0);
+  return s >= c.min_share ? s : 0.0;
 }
 
 }  // namespace spgemm::multi

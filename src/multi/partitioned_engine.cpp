@@ -275,6 +275,7 @@ class PartitionedEngine final : public Engine {
                               static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
     c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
     c.overhead_s = cuda::kHybridHostOverheadSeconds;
+    c.min_share = cuda::kHybridMinHostShare;
     return c;
   }
 

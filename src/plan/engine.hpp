@@ -74,6 +74,10 @@ class Engine {
   // (beta only read when there is a D).
   virtual void numeric(const Operands& in, MatrixDesc& C, const void* alpha,
                        const void* beta) = 0;
+  // C's arrays were written by others since this engine's last numeric
+  // phase (a chunk's buffer shared among chunks): the next must not look
+  // for the rows' columns there (the GPU engine's structure reuse).
+  virtual void output_overwritten() {}
   // After analyze: the row blocks of a product split among devices (or, C
   // in host memory, the chunks of the last numeric phase); empty where it
   // runs whole (every engine but src/multi's, and small products there).

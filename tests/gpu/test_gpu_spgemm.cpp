@@ -193,8 +193,9 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
       {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
   };
   // Changes to a few rows that keep nothing else in C wrong: unsorted,
-  // a column the row has no term in (still ascending), out of range, and
-  // (long rows) a first column past the row's first term.
+  // a column the row has no term in (still ascending), out of range,
+  // (long rows) a first column past the row's first term, and valid
+  // ascending columns that are not the row's, then one out of order.
   using Cols = std::vector<int32_t>;
   using Offsets = std::vector<int32_t>;
   const std::pair<const char*, void (*)(const Offsets&, Cols&)> edits[] = {
@@ -219,6 +220,14 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
            if (o[r + 1] > o[r]) c[o[r + 1] - 1] = 1 << 30;
        }},
       {"poisoned", [](const Offsets&, Cols& c) { std::fill(c.begin(), c.end(), -1); }},
+      {"ascending, then not",
+       [](const Offsets& o, Cols& c) {
+         for (size_t r = 0; r + 1 < o.size(); ++r)
+           if (o[r + 1] - o[r] >= 3) {
+             for (int32_t j = o[r]; j < o[r + 1]; ++j) c[j] = j - o[r];
+             c[o[r + 1] - 1] = 0;
+           }
+       }},
   };
   for (const Case& c : cases) {
     auto A = convert_values<TestType>(c.A);

@@ -72,6 +72,18 @@ TEST_CASE("the host's share is as good as the best on a grid", "[cost-model]") {
   CHECK(positive < 1900);
 }
 
+TEST_CASE("shares below the minimum go to the GPUs", "[cost-model]") {
+  HybridCosts c = typical();
+  const double s = host_share(c);
+  REQUIRE(s > 0.0);
+  c.min_share = s * 0.99;
+  CHECK(host_share(c) == s);
+  c.min_share = s * 1.01;
+  CHECK(host_share(c) == 0.0);
+  c.gpus = 0;
+  CHECK(host_share(c) == 1.0);  // no GPU to give it to
+}
+
 TEST_CASE("the host's share at its edges", "[cost-model]") {
   HybridCosts c = typical();
   const double s = host_share(c);

@@ -77,15 +77,20 @@ __global__ void __launch_bounds__(max_block_threads(G))
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     clear();
-    bool known = reuse && claim_known_columns<G>(args, out, len, rank, threads, map);
-    if (known) {
-      bool missing = false;
-      accumulate(row, [&](int col) {
-        const int at = map.find(col);
-        missing |= at < 0;
-        return at;
-      });
-      known = !group_any<G>(missing);
+    bool known = false;
+    if (reuse) {
+      known = claim_known_columns<G>(args, out, len, rank, threads, map);
+      if (known) {
+        bool missing = false;
+        accumulate(row, [&](int col) {
+          const int at = map.find(col);
+          missing |= at < 0;
+          return at;
+        });
+        known = !group_any<G>(missing);
+      }
+      // columns rejected part way (claimed before a bad one was seen) or
+      // missing terms: the table holds columns that are not the row's
       if (!known) clear();
     }
     if (known) {

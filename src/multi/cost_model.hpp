@@ -45,4 +45,15 @@ inline double host_share(const HybridCosts& c) {
   return s >= c.min_share ? s : 0.0;
 }
 
+// The most host_share can give, whatever the products, for costs whose
+// bytes_per_product is at most that of the product (C's entry alone, say):
+// the share at which the host's time per share meets the GPUs'. Below
+// min_share, a plan need not count the products to know the host gets none.
+inline double host_share_limit(const HybridCosts& c) {
+  if (c.gpus <= 0) return 1.0;
+  if (!(c.host_rate > 0) || !(c.gpu_rate > 0) || !(c.copy_rate > 0)) return 0.0;
+  return std::min(
+      1.0, 1.0 / (c.gpus * c.gpu_rate * (1.0 / c.host_rate + c.bytes_per_product / c.copy_rate)));
+}
+
 }  // namespace spgemm::multi

@@ -59,21 +59,25 @@ class PartitionedEngine final : public Engine {
     retire_parts();
     split_ = false;
     if (count > 0) home_->check_structures(checks, count);  // before any part reads them
-    cuda::RowSplit cut = cuda::split_rows<Offset, Col>(
-        ctx_, in, [&](long long total) { return shares(in, total); });
-    total_ = cut.total;
     rows_ = in.A->rows;
-    const long long least =
-        settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
     std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
-    if (in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
+    // the handle's GPU alone whatever the products: no need to count them
+    const bool alone = host_never_pays(in) && gpus_are_home(contexts);
+    cuda::RowSplit cut;
+    if (!alone)
+      cut = cuda::split_rows<Offset, Col>(ctx_, in,
+                                          [&](long long total) { return shares(in, total); });
+    total_ = alone ? -1 : cut.total;
+    const long long least =
+        settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
+    if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
       if (!settings_.distributed) {
         home_->analyze(in, nullptr, 0);
         return;
       }
       // whole, yet C still a block of the plan's own: one part, the handle's
-      cut = whole(in, cut.total);
+      cut = whole(in, total_);
       contexts = {&ctx_};
     }
     const int n = static_cast<int>(contexts.size());
@@ -255,6 +259,26 @@ class PartitionedEngine final : public Engine {
     for (double& share : out) share = gpus > 0 ? (1.0 - s) / gpus : 0.0;
     out[static_cast<size_t>(host - settings_.parts.begin())] = s;
     return out;
+  }
+
+  // Whether the host is a part whose share is the model's, and the model
+  // cannot give it its least share whatever the products.
+  bool host_never_pays(const Operands& in) const {
+    const auto host = std::find(settings_.parts.begin(), settings_.parts.end(), nullptr);
+    if (host == settings_.parts.end() || !settings_.shares.empty()) return false;
+    multi::HybridCosts c = hybrid_costs(in, 0, static_cast<int>(settings_.parts.size()) - 1);
+    c.bytes_per_product = sizeof(Col) + sizeof(Value);  // (at most the product's)
+    return multi::host_share_limit(c) < c.min_share;
+  }
+
+  // Whether the GPU parts are one, on the handle's device.
+  bool gpus_are_home(const std::vector<Context*>& contexts) const {
+    const auto gpus = std::count_if(contexts.begin(), contexts.end(),
+                                    [](const Context* on) { return on != nullptr; });
+    const auto home = std::find_if(contexts.begin(), contexts.end(), [&](const Context* on) {
+      return on && on->device() == ctx_.device();
+    });
+    return gpus == 1 && home != contexts.end();
   }
 
   // The model's inputs: the handle's measured throughputs where it has them

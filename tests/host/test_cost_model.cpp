@@ -12,6 +12,7 @@
 #include <random>
 
 using spgemm::multi::host_share;
+using spgemm::multi::host_share_limit;
 using spgemm::multi::HybridCosts;
 
 namespace {
@@ -66,6 +67,10 @@ TEST_CASE("the host's share is as good as the best on a grid", "[cost-model]") {
     for (int i = 1; i <= 10000; ++i) best = std::min(best, makespan(c, i / 10000.0));
     CHECK(makespan(c, s) <= best * (1 + 1e-3));
     CHECK(makespan(c, s) <= makespan(c, 0.0));  // never slower than the GPUs alone
+    HybridCosts fewer_bytes = c;  // the limit holds for any product above the bytes given
+    fewer_bytes.bytes_per_product *= 0.5;
+    CHECK(s <= host_share_limit(fewer_bytes) * (1 + 1e-12));
+    CHECK(s <= host_share_limit(c) * (1 + 1e-12));
     positive += s > 0 ? 1 : 0;
   }
   CHECK(positive > 100);  // the draws reach both sides of the decision

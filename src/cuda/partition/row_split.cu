@@ -33,14 +33,15 @@ struct CutArgs {
 };
 
 // Thread p finds cut p: the row boundary whose products before it come
-// nearest to its share of the total (a binary search of the scan).
+// nearest to its share of the total (a binary search of the scan). Parts of
+// share 0 at either end get no rows, not even rows without products.
 template <class Offset>
 __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
   const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p > s.parts) return;
   const long long total = s.before[s.rows];
-  long long row = p == 0 ? 0 : s.rows;
-  if (p > 0 && p < s.parts) {
+  long long row = p == 0 || s.cumulative[p] <= 0.0 ? 0 : s.rows;
+  if (p > 0 && p < s.parts && s.cumulative[p] > 0.0 && s.cumulative[p] < 1.0) {
     const double target = s.cumulative[p] * static_cast<double>(total);
     long long lo = 0, hi = s.rows;  // the first row boundary at or past the target
     while (lo < hi) {

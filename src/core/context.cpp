@@ -110,6 +110,20 @@ Context::~Context() {
   if (pool_) cudaMemPoolDestroy(pool_);
 }
 
+void Context::share_pool_with(int device) {
+  int can = 0;
+  if (!pool_ || device == device_ || cudaDeviceCanAccessPeer(&can, device, device_) != cudaSuccess ||
+      !can) {
+    cudaGetLastError();
+    return;
+  }
+  cudaMemAccessDesc access{};
+  access.location.type = cudaMemLocationTypeDevice;
+  access.location.id = device;
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  SPGEMM_CUDA_CHECK(cudaMemPoolSetAccess(pool_, &access, 1));
+}
+
 void Context::set_devices(const int* devices, int count) {
   if (count < 0 || count > SPGEMM_MAX_DEVICES || (count > 0 && !devices))
     fail(SPGEMM_STATUS_INVALID_VALUE,
@@ -138,6 +152,14 @@ void Context::set_devices(const int* devices, int count) {
     parts.push_back(std::make_shared<Context>(devices[i]));
     enable_peer_access(device_, devices[i]);
     enable_peer_access(devices[i], device_);
+  }
+  // a part's row blocks (spgemmSetOutputDistributed) readable from the
+  // handle's device and the other parts'
+  for (const auto& part : parts) {
+    if (!part) continue;
+    part->share_pool_with(device_);
+    for (int i = 0; i < count; ++i)
+      if (devices[i] != SPGEMM_HOST_DEVICE) part->share_pool_with(devices[i]);
   }
   partitioning_.parts = std::move(parts);
   partitioning_.shares.clear();

@@ -158,6 +158,8 @@ class Context {
   // the shares go back to equal.
   const Partitioning& partitioning() const { return partitioning_; }
   void set_devices(const int* devices, int count);
+  // Lets `device` address this context's pool where the hardware allows it.
+  void share_pool_with(int device);
   void set_partition_shares(const double* shares, int count);
   void set_partition_min_products(long long products) { partitioning_.min_products = products; }
   void set_output_distributed(bool on) { partitioning_.distributed = on; }

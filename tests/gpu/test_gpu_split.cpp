@@ -103,19 +103,30 @@ Partition partition_of(spgemmHandle_t h, spgemmPlan_t plan) {
   return p;
 }
 
-// n copies of `poison` into the device array `to` (any device).
+// A copy to or from a row block's array on `device` (-1: the host): from
+// the current device where it reaches that one (the library lets peers
+// address its parts' pools), else from that device.
+void block_copy(void* to, const void* from, size_t bytes, int device) {
+  int current = 0, reach = 1;
+  cuda_ok(cudaGetDevice(&current), "cudaGetDevice");
+  if (device >= 0 && device != current)
+    cuda_ok(cudaDeviceCanAccessPeer(&reach, current, device), "cudaDeviceCanAccessPeer");
+  if (!reach) cuda_ok(cudaSetDevice(device), "cudaSetDevice");
+  cuda_ok(cudaMemcpy(to, from, bytes, cudaMemcpyDefault), "block copy");
+  if (!reach) cuda_ok(cudaSetDevice(current), "cudaSetDevice");
+}
+
+// n copies of `poison` into the block array `to`.
 template <class T>
-void poison_array(void* to, int64_t n, T poison) {
+void poison_array(void* to, int64_t n, T poison, int device) {
   const std::vector<T> bad(static_cast<size_t>(n), poison);
-  if (n > 0)
-    cuda_ok(cudaMemcpy(to, bad.data(), sizeof(T) * bad.size(), cudaMemcpyDefault), "poison");
+  if (n > 0) block_copy(to, bad.data(), sizeof(T) * bad.size(), device);
 }
 
 template <class T>
-std::vector<T> fetch(const void* from, int64_t n) {
+std::vector<T> fetch(const void* from, int64_t n, int device) {
   std::vector<T> out(static_cast<size_t>(n));
-  if (n > 0)
-    cuda_ok(cudaMemcpy(out.data(), from, sizeof(T) * out.size(), cudaMemcpyDefault), "fetch");
+  if (n > 0) block_copy(out.data(), from, sizeof(T) * out.size(), device);
   return out;
 }
 
@@ -136,13 +147,13 @@ HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows,
     const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
     CHECK(b.device == devices[static_cast<size_t>(i)]);
     REQUIRE(b.firstRow == static_cast<int64_t>(C.row_offsets.size()) - 1);
-    const auto offsets = fetch<int32_t>(b.rowOffsets, b.rows + 1);
+    const auto offsets = fetch<int32_t>(b.rowOffsets, b.rows + 1, b.device);
     REQUIRE(offsets.front() == 0);
     REQUIRE(offsets.back() == b.nnz);
     const int32_t before = C.row_offsets.back();
     for (int64_t r = 1; r <= b.rows; ++r) C.row_offsets.push_back(before + offsets[r]);
-    for (int32_t c : fetch<int32_t>(b.colInd, b.nnz)) C.col_ind.push_back(c);
-    for (double v : fetch<double>(b.values, b.nnz)) C.values.push_back(v);
+    for (int32_t c : fetch<int32_t>(b.colInd, b.nnz, b.device)) C.col_ind.push_back(c);
+    for (double v : fetch<double>(b.values, b.nnz, b.device)) C.values.push_back(v);
   }
   REQUIRE(static_cast<int64_t>(C.row_offsets.size()) == rows + 1);
   return C;
@@ -202,8 +213,8 @@ TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
       cuda_ok(cudaStreamSynchronize(stream), "sync");
       for (int i = 0; i < count; ++i) {
         const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
-        poison_array<int32_t>(b.colInd, b.nnz, -7);
-        poison_array<double>(b.values, b.nnz, std::nan(""));
+        poison_array<int32_t>(b.colInd, b.nnz, -7, b.device);
+        poison_array<double>(b.values, b.nnz, std::nan(""), b.device);
       }
       const double alpha = 0.5;
       spgemm_ok(spgemmNumeric(handle.h, plan, &alpha), "spgemmNumeric");

@@ -9,7 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace spgemm {
 
@@ -23,9 +26,15 @@ int attribute(cudaDeviceAttr attr, int device) {
 
 // Lets `from` address `to`'s memory directly where the hardware allows it
 // (copies between them then go peer to peer instead of through the host).
+// Pairs already enabled by the library are not asked again (the runtime
+// would answer with an error, which error checkers report).
 void enable_peer_access(int from, int to) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> enabled;
+  const std::lock_guard<std::mutex> lock(mutex);
   int can = 0;
-  if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+  if (from == to || enabled.count({from, to}) ||
+      cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
     cudaGetLastError();
     return;
   }
@@ -36,6 +45,7 @@ void enable_peer_access(int from, int to) {
   cudaSetDevice(previous);
   if (err == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
   else SPGEMM_CUDA_CHECK(err);
+  enabled.insert({from, to});
 }
 
 }  // namespace
@@ -163,6 +173,7 @@ void Context::set_devices(const int* devices, int count) {
   }
   partitioning_.parts = std::move(parts);
   partitioning_.shares.clear();
+  throughput_.parts.assign(static_cast<size_t>(count), 0.0);
 }
 
 void Context::set_partition_shares(const double* shares, int count) {

@@ -62,11 +62,13 @@ struct Partitioning {
   bool distributed = false;     // C left as the parts' row blocks
 };
 
-// What the handle's split products measured (0: nothing yet), for the
-// hybrid's cost model: products per second of one GPU part and of the host
-// part, bytes per second of the host part's copies.
+// What the handle's split products measured (0: nothing yet): products per
+// second of one GPU part and of the host part, bytes per second of the host
+// part's copies (the hybrid's cost model), and products per second of each
+// entry of the device list, copies included (the next cut's shares).
 struct Throughput {
   double gpu = 0, host = 0, copy = 0;
+  std::vector<double> parts;
 };
 
 class Context {

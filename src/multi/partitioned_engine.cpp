@@ -71,6 +71,7 @@ class PartitionedEngine final : public Engine {
     total_ = alone ? -1 : cut.total;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
+    listed_ = true;
     if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
       if (!settings_.distributed) {
         home_->analyze(in, nullptr, 0);
@@ -79,6 +80,7 @@ class PartitionedEngine final : public Engine {
       // whole, yet C still a block of the plan's own: one part, the handle's
       cut = whole(in, total_);
       contexts = {&ctx_};
+      listed_ = false;
     }
     const int n = static_cast<int>(contexts.size());
     for (int p = 0; p < n; ++p) {
@@ -247,17 +249,29 @@ class PartitionedEngine final : public Engine {
   // parts' where C stays distributed.
   bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
 
-  // The parts' shares of the products: forced, or equal among the GPUs with
-  // the host's (if it is a part) from the cost model.
+  // The parts' shares of the products: forced, or for the GPUs in
+  // proportion to what each entry of the device list measured in the
+  // handle's last split numeric phase (its copies included; equal until all
+  // have), the host's (if it is a part) from the cost model.
   std::vector<double> shares(const Operands& in, long long total) const {
     if (!settings_.shares.empty()) return settings_.shares;
-    std::vector<double> out(settings_.parts.size(), 1.0);
+    const size_t n = settings_.parts.size();
+    const std::vector<double>& measured = ctx_.throughput().parts;
+    std::vector<double> out(n, 1.0);
+    bool all_measured = measured.size() == n;
+    for (size_t p = 0; p < n && all_measured; ++p)
+      all_measured = !settings_.parts[p] || measured[p] > 0;
+    double sum = 0;
+    for (size_t p = 0; p < n; ++p) {
+      out[p] = !settings_.parts[p] ? 0.0 : all_measured ? measured[p] : 1.0;
+      sum += out[p];
+    }
     const auto host = std::find(settings_.parts.begin(), settings_.parts.end(), nullptr);
-    if (host == settings_.parts.end()) return out;
-    const int gpus = static_cast<int>(out.size()) - 1;
-    const double s = multi::host_share(hybrid_costs(in, total, gpus));
-    for (double& share : out) share = gpus > 0 ? (1.0 - s) / gpus : 0.0;
-    out[static_cast<size_t>(host - settings_.parts.begin())] = s;
+    const int gpus = static_cast<int>(n) - (host == settings_.parts.end() ? 0 : 1);
+    const double s =
+        host == settings_.parts.end() ? 0.0 : multi::host_share(hybrid_costs(in, total, gpus));
+    for (double& share : out) share = sum > 0 ? share * (1.0 - s) / sum : 0.0;
+    if (host != settings_.parts.end()) out[static_cast<size_t>(host - settings_.parts.begin())] = s;
     return out;
   }
 
@@ -376,20 +390,26 @@ class PartitionedEngine final : public Engine {
   }
 
   // The GPU parts' products per second in their last numeric phase, where
-  // it has finished, for the hybrid's model.
+  // it has finished: per entry of the device list (the next cut's shares)
+  // and their mean (the hybrid's model).
   void measure_gpu_parts() noexcept {
+    Throughput& measured = ctx_.throughput();
     double sum = 0;
     int count = 0;
-    for (auto& part : parts_) {
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      const PartT* part = parts_[p].get();
       float ms = 0;
       if (!part || !part->timed || cudaEventQuery(part->done.get()) != cudaSuccess ||
           cudaEventElapsedTime(&ms, part->start.get(), part->done.get()) != cudaSuccess) {
         cudaGetLastError();  // (not finished: not an error)
         continue;
       }
-      if (ms > 0) sum += static_cast<double>(part->products) / (1e-3 * ms), ++count;
+      if (!(ms > 0)) continue;
+      const double rate = static_cast<double>(part->products) / (1e-3 * ms);
+      sum += rate, ++count;
+      if (listed_ && measured.parts.size() == settings_.parts.size()) measured.parts[p] = rate;
     }
-    if (count > 0) ctx_.throughput().gpu = sum / count;
+    if (count > 0) measured.gpu = sum / count;
   }
 
   // The parts' memory may still be read by work on the handle's stream (C's
@@ -421,6 +441,7 @@ class PartitionedEngine final : public Engine {
   std::unique_ptr<HostPartT> host_;
   cudaStream_t host_stream_ = nullptr;  // the host part's copies (operands' device)
   bool split_ = false;
+  bool listed_ = false;  // parts_ are the device list's entries (not one whole part)
   int64_t rows_ = 0;
   long long total_ = 0;  // products
   Event ready_;          // on the handle's stream: what the parts wait for

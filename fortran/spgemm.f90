@@ -34,8 +34,10 @@
 ! - const char* results: the interfaces return type(c_ptr); the functions
 !   spgemm_error_name, spgemm_error_string and spgemm_last_error_message
 !   return Fortran strings.
-! - Optional outputs of spgemmCsrGet and spgemmGetMemoryUsage are Fortran
-!   optional arguments: an absent one is passed as NULL.
+! - Optional outputs of spgemmCsrGet and spgemmGetMemoryUsage, and the
+!   blocks of spgemmPlanGetRowBlocks, are Fortran optional arguments: an
+!   absent one is passed as NULL.
+! - spgemmRowBlock_t is the BIND(C) derived type spgemm_row_block.
 !
 ! The compiled spgemm.mod is specific to the compiler (and its version) that
 ! built it; this file can be compiled by any Fortran 2018 compiler (it uses
@@ -83,6 +85,21 @@ module spgemm
 
   ! ---- several GPUs, C larger than the GPU (docs/scaling.md) --------------------
   integer(c_int), parameter :: SPGEMM_MAX_DEVICES = 16
+  integer(c_int), parameter :: SPGEMM_HOST_DEVICE = -1   ! the host as a part (CPU+GPU hybrid)
+
+  ! One row block of a distributed C (spgemmSetOutputDistributed,
+  ! spgemmPlanGetRowBlocks): rows [firstRow, firstRow + rows) of C, zero-based
+  ! as in C, a CSR matrix of its own with C's types and index base, on
+  ! `device` (SPGEMM_HOST_DEVICE: host memory). The arrays belong to the plan.
+  type, bind(C) :: spgemm_row_block
+    integer(c_int) :: device
+    integer(c_int64_t) :: firstRow
+    integer(c_int64_t) :: rows
+    integer(c_int64_t) :: nnz
+    type(c_ptr) :: rowOffsets   ! rows + 1 entries, from the index base
+    type(c_ptr) :: colInd       ! nnz entries, sorted in every row
+    type(c_ptr) :: values       ! nnz entries
+  end type spgemm_row_block
 
   ! ---- cudaDataType (library_types.h): the types spgemmCreateCsr accepts ------
   ! Fortran kinds: CUDA_R_32F real(c_float), CUDA_R_64F real(c_double),
@@ -303,6 +320,38 @@ module spgemm
       real(c_float), intent(out) :: numericMs(*)
       integer(c_int) :: status
     end function spgemmPlanGetPartition
+
+    ! C left as the parts' row blocks (plans created from now on on a handle
+    ! with spgemmSetDevices); enabled: 1 = on, 0 = off (the default).
+    function spgemmSetOutputDistributed(handle, enabled) &
+        bind(C, name="spgemmSetOutputDistributed") result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), value :: enabled
+      integer(c_int) :: status
+    end function spgemmSetOutputDistributed
+
+    function spgemmGetOutputDistributed(handle, enabled) &
+        bind(C, name="spgemmGetOutputDistributed") result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: enabled
+      integer(c_int) :: status
+    end function spgemmGetOutputDistributed
+
+    ! After spgemmSymbolic, for a distributed C: its row blocks in row order.
+    ! count receives their number; the first capacity go to blocks, which is
+    ! optional (absent: NULL, with capacity 0, to ask for the count only:
+    ! spgemmPlanGetRowBlocks(handle, plan, 0_c_int, count=n)).
+    function spgemmPlanGetRowBlocks(handle, plan, capacity, blocks, count) &
+        bind(C, name="spgemmPlanGetRowBlocks") result(status)
+      import :: c_ptr, c_int, spgemm_row_block
+      type(c_ptr), value :: handle, plan
+      integer(c_int), value :: capacity
+      type(spgemm_row_block), intent(out), optional :: blocks(*)
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: status
+    end function spgemmPlanGetRowBlocks
 
     ! C in host memory with A and B on the device: the chunk bound in bytes.
     function spgemmSetOutputChunkBytes(handle, bytes) bind(C, name="spgemmSetOutputChunkBytes") &

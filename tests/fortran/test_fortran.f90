@@ -948,6 +948,8 @@ contains
     integer(c_int64_t) :: first_row(2), part_rows(2), products(2)
     real(c_float) :: numeric_ms(2)
     real(c_double) :: shares(2)
+    type(spgemm_row_block) :: blocks(1)
+    integer(c_int) :: block_count
 
     if (ok(spgemmGetVersion(version), "spgemmGetVersion")) &
       call expect(version == SPGEMM_VERSION .and. version == 500, "spgemmGetVersion = SPGEMM_VERSION")
@@ -985,6 +987,21 @@ contains
     if (ok(spgemmSetOutputChunkBytes(handle, 4096_c_size_t), "spgemmSetOutputChunkBytes")) then
       if (ok(spgemmGetOutputChunkBytes(handle, bytes), "spgemmGetOutputChunkBytes")) &
         call expect(bytes == 4096, "the chunk bound set")
+    end if
+    ! C left distributed: off by default; the flag round trip (restored to 0)
+    call expect(SPGEMM_HOST_DEVICE == -1, "SPGEMM_HOST_DEVICE = -1")
+    if (c_sizeof(c_null_ptr) == 8) &
+      call expect(c_sizeof(blocks(1)) == 56, "spgemm_row_block has spgemmRowBlock_t's 56 bytes")
+    enabled = -1
+    if (ok(spgemmGetOutputDistributed(handle, enabled), "spgemmGetOutputDistributed")) &
+      call expect(enabled == 0, "C not distributed by default")
+    if (ok(spgemmSetOutputDistributed(handle, 1_c_int), "spgemmSetOutputDistributed(1)")) then
+      if (ok(spgemmGetOutputDistributed(handle, enabled), "spgemmGetOutputDistributed")) &
+        call expect(enabled == 1, "C distributed once set")
+    end if
+    if (ok(spgemmSetOutputDistributed(handle, 0_c_int), "spgemmSetOutputDistributed(0)")) then
+      if (ok(spgemmGetOutputDistributed(handle, enabled), "spgemmGetOutputDistributed")) &
+        call expect(enabled == 0, "C not distributed once reset")
     end if
 
     ! 2 x 2, one-based, but its row offsets start at 0: the input checks
@@ -1030,6 +1047,16 @@ contains
                                   part_rows, products, numeric_ms), "spgemmPlanGetPartition")) &
       call expect(parts == 1 .and. part_device(1) == -1 .and. first_row(1) == 0 .and. &
                   part_rows(1) == 2, "a host plan's partition: one part, the host, both rows")
+    ! its C is not distributed: no row blocks (blocks absent is NULL, with capacity 0)
+    if (expect_status(spgemmPlanGetRowBlocks(handle, plan, 0_c_int, count=block_count), &
+                      SPGEMM_STATUS_INVALID_STATE, &
+                      "spgemmPlanGetRowBlocks(NULL) of a C not distributed")) continue
+    if (expect_status(spgemmPlanGetRowBlocks(handle, plan, 1_c_int, blocks, block_count), &
+                      SPGEMM_STATUS_INVALID_STATE, &
+                      "spgemmPlanGetRowBlocks of a C not distributed")) continue
+    if (expect_status(spgemmPlanGetRowBlocks(handle, plan, 1_c_int, count=block_count), &
+                      SPGEMM_STATUS_INVALID_VALUE, &
+                      "spgemmPlanGetRowBlocks(NULL, capacity 1)")) continue
     if (.not. ok(spgemmPlanDestroy(plan), "spgemmPlanDestroy")) return
 
     ! an operation that does not exist

@@ -468,7 +468,7 @@ int main(int argc, char** argv) {
       std::string part_products;
       for (int64_t x : other.products)
         part_products += (part_products.empty() ? "" : ";") + std::to_string(x);
-      std::fprintf(csv, "%s,%s,%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s\n",
+      std::fprintf(csv, "%s,\"%s\",%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s\n",
                    name.c_str(), mode.c_str(), static_cast<long long>(A.rows),
                    static_cast<long long>(products), other.values.size(), other.parts, one.total_ms,
                    other.total_ms, one.again_ms, other.again_ms, joined(other.part_ms).c_str(),

@@ -781,10 +781,11 @@ class Session {
     const uint8_t v = in_.u8();
     const spgemmHandle_t h = v & 0x80 ? nullptr : handle_[(v >> 6) & 1];
     const Expect needs_h = h ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
-    switch (v % 8) {
+    switch (v % 9) {
       case 0: query_descriptor(in_.u8() % (has_d_ ? 4 : 3), in_.u8()); break;
       case 5: workspace_size(); break;
       case 6: set_workspace(); break;
+      case 7: row_blocks(); break;
       case 1: {  // no device workspace on the host backend
         size_t current = 99, peak = 99;
         const uint8_t which = in_.u8() % 4;  // both, current, peak, neither
@@ -882,6 +883,31 @@ class Session {
       FUZZ_CHECK(bytes == 0, "a host-memory plan asks for device workspace");
     else
       FUZZ_CHECK(bytes == 99, "spgemmPlanGetWorkspaceSize failed but wrote its output");
+  }
+
+  // The row blocks of a host plan's C, which is never distributed (whatever
+  // the handle's setting, a handle without devices); the setting's round trip.
+  void row_blocks() {
+    const Args a = pick_args();
+    const uint8_t v = in_.u8();
+    const int capacity = v % 4 == 3 ? -1 : v % 4;
+    const bool null_blocks = (v & 4) != 0, null_count = (v & 8) != 0;
+    spgemmRowBlock_t blocks[2];
+    int count = 99;
+    Expect e = expect_args(a);
+    if (e.ok() && (null_count || capacity < 0 || (capacity > 0 && null_blocks)))
+      e = SPGEMM_STATUS_INVALID_VALUE;
+    else if (e.ok())
+      e = SPGEMM_STATUS_INVALID_STATE;
+    CALL(e, spgemmPlanGetRowBlocks, a.handle, a.plan, capacity, null_blocks ? nullptr : blocks,
+         null_count ? nullptr : &count);
+    FUZZ_CHECK(count == 99, "a failed spgemmPlanGetRowBlocks wrote its count");
+    if (!a.handle) return;
+    const int want = (v & 16) ? 1 : 0;
+    int on = -1;
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmSetOutputDistributed, a.handle, want);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmGetOutputDistributed, a.handle, &on);
+    FUZZ_CHECK(on == want, "spgemmGetOutputDistributed disagrees with spgemmSetOutputDistributed");
   }
 
   void set_workspace() {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -159,6 +160,10 @@ HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows,
   return C;
 }
 
+// The inputs of the layout cases: short rows, power law, a hub row, empty.
+const std::initializer_list<const char*> kLayoutInputs = {"uniform:300:6", "powerlaw:3000",
+                                                         "hub:4000", "empty:7:7", "empty:0:0"};
+
 }  // namespace
 
 TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
@@ -233,8 +238,7 @@ TEMPLATE_LIST_TEST_CASE("split in two: index layouts and bases, values again",
                         "[gpu][split][layouts]", AllLayouts) {
   const SplitHandle handle({1.0, 1.0});
   check_all<TestType>(
-      handle, layout_cases<typename TestType::Value>(
-                  {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7", "empty:0:0"}));
+      handle, layout_cases<typename TestType::Value>(kLayoutInputs));
 }
 
 TEMPLATE_LIST_TEST_CASE("split in three uneven parts, one without rows: C = alpha*A*B + beta*D",
@@ -289,8 +293,7 @@ TEMPLATE_LIST_TEST_CASE("the host as a part: index layouts and bases, values aga
                         "[gpu][split][hybrid]", AllLayouts) {
   const HybridHandle handle({1.0, 1.0});
   check_all<TestType>(
-      handle, layout_cases<typename TestType::Value>(
-                  {"uniform:300:6", "powerlaw:3000", "hub:4000", "empty:7:7", "empty:0:0"}));
+      handle, layout_cases<typename TestType::Value>(kLayoutInputs));
 }
 
 TEMPLATE_LIST_TEST_CASE("the host as a part: C = alpha*A*B + beta*D, transposes",

@@ -13,6 +13,13 @@
 //     cannot reach each other).
 //   - The parts' phases run at once: one host thread per part where a phase
 //     synchronizes (analyze, symbolic), stream order and events otherwise.
+//   - C distributed (spgemmSetOutputDistributed): every part keeps its rows
+//     of C in arrays of its own, reported as row blocks; nothing assembled.
+//   - The host as a part (SPGEMM_HOST_DEVICE, multi/host_part.hpp): pinned
+//     copies and the host backend, its numeric phase on the caller's thread
+//     while the GPU parts run; its share from multi/cost_model.hpp.
+//   - Shares not forced: the GPUs' follow what each entry of the device list
+//     measured in the handle's last split numeric phase (equal before).
 // Products with fewer products than the handle's minimum (configs/bins.hpp's
 // kPartitionMinProducts by default) run whole on the operands' device.
 #pragma once

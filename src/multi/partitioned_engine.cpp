@@ -5,16 +5,15 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "cuda/partition/row_split.hpp"
-#include "multi/cost_model.hpp"
 #include "multi/host_part.hpp"
 #include "multi/row_blocks.hpp"
+#include "multi/shares.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -63,11 +62,14 @@ class PartitionedEngine final : public Engine {
     std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
     // the handle's GPU alone whatever the products: no need to count them
-    const bool alone = host_never_pays(in) && gpus_are_home(contexts);
+    const bool alone =
+        multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
+        gpus_are_home(contexts);
     cuda::RowSplit cut;
     if (!alone)
-      cut = cuda::split_rows<Offset, Col>(ctx_, in,
-                                          [&](long long total) { return shares(in, total); });
+      cut = cuda::split_rows<Offset, Col>(ctx_, in, [&](long long total) {
+        return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
+      });
     total_ = alone ? -1 : cut.total;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
@@ -249,42 +251,6 @@ class PartitionedEngine final : public Engine {
   // parts' where C stays distributed.
   bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
 
-  // The parts' shares of the products: forced, or for the GPUs in
-  // proportion to what each entry of the device list measured in the
-  // handle's last split numeric phase (its copies included; equal until all
-  // have), the host's (if it is a part) from the cost model.
-  std::vector<double> shares(const Operands& in, long long total) const {
-    if (!settings_.shares.empty()) return settings_.shares;
-    const size_t n = settings_.parts.size();
-    const std::vector<double>& measured = ctx_.throughput().parts;
-    std::vector<double> out(n, 1.0);
-    bool all_measured = measured.size() == n;
-    for (size_t p = 0; p < n && all_measured; ++p)
-      all_measured = !settings_.parts[p] || measured[p] > 0;
-    double sum = 0;
-    for (size_t p = 0; p < n; ++p) {
-      out[p] = !settings_.parts[p] ? 0.0 : all_measured ? measured[p] : 1.0;
-      sum += out[p];
-    }
-    const auto host = std::find(settings_.parts.begin(), settings_.parts.end(), nullptr);
-    const int gpus = static_cast<int>(n) - (host == settings_.parts.end() ? 0 : 1);
-    const double s =
-        host == settings_.parts.end() ? 0.0 : multi::host_share(hybrid_costs(in, total, gpus));
-    for (double& share : out) share = sum > 0 ? share * (1.0 - s) / sum : 0.0;
-    if (host != settings_.parts.end()) out[static_cast<size_t>(host - settings_.parts.begin())] = s;
-    return out;
-  }
-
-  // Whether the host is a part whose share is the model's, and the model
-  // cannot give it its least share whatever the products.
-  bool host_never_pays(const Operands& in) const {
-    const auto host = std::find(settings_.parts.begin(), settings_.parts.end(), nullptr);
-    if (host == settings_.parts.end() || !settings_.shares.empty()) return false;
-    multi::HybridCosts c = hybrid_costs(in, 0, static_cast<int>(settings_.parts.size()) - 1);
-    c.bytes_per_product = sizeof(Col) + sizeof(Value);  // (at most the product's)
-    return multi::host_share_limit(c) < c.min_share;
-  }
-
   // Whether the GPU parts are one, on the handle's device.
   bool gpus_are_home(const std::vector<Context*>& contexts) const {
     const auto gpus = std::count_if(contexts.begin(), contexts.end(),
@@ -293,28 +259,6 @@ class PartitionedEngine final : public Engine {
       return on && on->device() == ctx_.device();
     });
     return gpus == 1 && home != contexts.end();
-  }
-
-  // The model's inputs: the handle's measured throughputs where it has them
-  // (configs/bins.hpp's defaults before), the bytes the host part copies.
-  multi::HybridCosts hybrid_costs(const Operands& in, long long total, int gpus) const {
-    const Throughput& measured = ctx_.throughput();
-    const double threads = std::max(1u, std::thread::hardware_concurrency());
-    multi::HybridCosts c;
-    c.products = static_cast<double>(total);
-    c.gpus = gpus;
-    c.gpu_rate = measured.gpu > 0 ? measured.gpu : cuda::kHybridGpuProductsPerSecond;
-    c.host_rate =
-        measured.host > 0 ? measured.host : cuda::kHybridHostProductsPerSecondPerThread * threads;
-    c.copy_rate = measured.copy > 0 ? measured.copy : cuda::kHybridCopyBytesPerSecond;
-    c.fixed_bytes = static_cast<double>(sizeof(Value)) * static_cast<double>(in.B->nnz);
-    // per product: its share of A's and D's values, and (at most) one entry of C
-    const double a_d_values = static_cast<double>(sizeof(Value)) *
-                              static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
-    c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
-    c.overhead_s = cuda::kHybridHostOverheadSeconds;
-    c.min_share = cuda::kHybridMinHostShare;
-    return c;
   }
 
   // The host part's numeric phase on the caller's thread, the GPU parts'

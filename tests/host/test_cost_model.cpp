@@ -2,14 +2,17 @@
 // direct search: the share it gives must make the slower of the host part
 // and the GPU parts (the makespan) as short as any share on a fine grid; and
 // its edges: no GPUs, a host that cannot pay for its fixed copies, missing
-// rates.
+// rates. Then the shares of a device list's entries (src/multi/shares.hpp).
 #include "multi/cost_model.hpp"
+#include "multi/shares.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <vector>
 
 using spgemm::multi::host_share;
 using spgemm::multi::host_share_limit;
@@ -112,4 +115,66 @@ TEST_CASE("the host's share at its edges", "[cost-model]") {
     missing.*rate = 0;
     CHECK(host_share(missing) == 0.0);
   }
+}
+
+// The shares of a device list's entries (src/multi/shares.hpp). The GPU
+// entries stand for contexts that are never used here: non-null pointers
+// that own nothing.
+namespace {
+
+spgemm::Partitioning device_list(const std::vector<bool>& gpu) {
+  static char stand_in;
+  spgemm::Partitioning settings;
+  for (bool g : gpu)
+    settings.parts.push_back(
+        g ? std::shared_ptr<spgemm::Context>(std::shared_ptr<void>(),
+                                             reinterpret_cast<spgemm::Context*>(&stand_in))
+          : nullptr);
+  return settings;
+}
+
+}  // namespace
+
+TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-model]") {
+  using spgemm::multi::host_never_pays;
+  using spgemm::multi::part_shares;
+  spgemm::MatrixDesc A, B;
+  A.rows = B.rows = 1000;
+  A.nnz = B.nnz = 8000;
+  const spgemm::Operands in{&A, &B, nullptr};
+  spgemm::Throughput measured;
+
+  spgemm::Partitioning two = device_list({true, true});
+  CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
+  measured.parts = {2e10, 0};  // one not measured yet: equal
+  CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
+  measured.parts = {2e10, 1e10};
+  const std::vector<double> learned = part_shares<double, int>(two, measured, in, 1000000);
+  REQUIRE(learned.size() == 2);
+  CHECK(learned[0] == Approx(2.0 / 3));
+  CHECK(learned[1] == Approx(1.0 / 3));
+  two.shares = {1.0, 3.0};  // forced: as given
+  CHECK(part_shares<double, int>(two, measured, in, 1000000) == two.shares);
+  CHECK_FALSE(host_never_pays<double, int>(two, measured, in));  // no host
+
+  // the host beside a GPU: no share at the default rates, at any size
+  spgemm::Partitioning hybrid = device_list({true, false});
+  measured = {};
+  CHECK(host_never_pays<double, int>(hybrid, measured, in));
+  CHECK(part_shares<double, int>(hybrid, measured, in, 1LL << 40) ==
+        std::vector<double>{1.0, 0.0});
+  // a host measured as fast as the GPU (and copies to match) takes a share
+  measured.gpu = measured.host = 3e10;
+  measured.copy = 1e12;
+  CHECK_FALSE(host_never_pays<double, int>(hybrid, measured, in));
+  const std::vector<double> shared = part_shares<double, int>(hybrid, measured, in, 1LL << 32);
+  REQUIRE(shared.size() == 2);
+  CHECK(shared[1] > 0.3);
+  CHECK(shared[0] + shared[1] == Approx(1.0));
+  hybrid.shares = {1.0, 1.0};  // forced: the model is not asked
+  CHECK_FALSE(host_never_pays<double, int>(hybrid, measured, in));
+
+  // the host alone takes everything
+  CHECK(part_shares<double, int>(device_list({false}), spgemm::Throughput{}, in, 5) ==
+        std::vector<double>{1.0});
 }

@@ -1,0 +1,83 @@
+// How the rows of a product split among a device list are shared
+// (src/multi/partitioned_engine.cpp): forced shares; else the GPUs' in
+// proportion to what each entry measured in the handle's last split numeric
+// phase (copies included; equal until all have), and the host's, if it is
+// an entry, from the cost model (multi/cost_model.hpp) with the handle's
+// measured throughputs (configs/bins.hpp's defaults before). Host code only
+// (tests/host/test_cost_model.cpp).
+#pragma once
+
+#include "core/context.hpp"
+#include "cuda/configs/bins.hpp"
+#include "multi/cost_model.hpp"
+#include "plan/engine.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace spgemm::multi {
+
+// The cost model's inputs for `total` products and `gpus` GPU parts: the
+// measured rates or the defaults, the bytes the host part copies (B's
+// values whatever its share; per product, its share of A's and D's values
+// and at most one entry of C).
+template <class Value, class Col>
+HybridCosts hybrid_costs(const Throughput& measured, const Operands& in, long long total,
+                         int gpus) {
+  const double threads = std::max(1u, std::thread::hardware_concurrency());
+  HybridCosts c;
+  c.products = static_cast<double>(total);
+  c.gpus = gpus;
+  c.gpu_rate = measured.gpu > 0 ? measured.gpu : cuda::kHybridGpuProductsPerSecond;
+  c.host_rate =
+      measured.host > 0 ? measured.host : cuda::kHybridHostProductsPerSecondPerThread * threads;
+  c.copy_rate = measured.copy > 0 ? measured.copy : cuda::kHybridCopyBytesPerSecond;
+  c.fixed_bytes = static_cast<double>(sizeof(Value)) * static_cast<double>(in.B->nnz);
+  const double a_d_values = static_cast<double>(sizeof(Value)) *
+                            static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
+  c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
+  c.overhead_s = cuda::kHybridHostOverheadSeconds;
+  c.min_share = cuda::kHybridMinHostShare;
+  return c;
+}
+
+// Each entry's share of `total` products (summing to 1 unless forced).
+template <class Value, class Col>
+std::vector<double> part_shares(const Partitioning& settings, const Throughput& measured,
+                                const Operands& in, long long total) {
+  if (!settings.shares.empty()) return settings.shares;
+  const size_t n = settings.parts.size();
+  bool all_measured = measured.parts.size() == n;
+  for (size_t p = 0; p < n && all_measured; ++p)
+    all_measured = !settings.parts[p] || measured.parts[p] > 0;
+  std::vector<double> out(n);
+  double sum = 0;
+  for (size_t p = 0; p < n; ++p) {
+    out[p] = !settings.parts[p] ? 0.0 : all_measured ? measured.parts[p] : 1.0;
+    sum += out[p];
+  }
+  const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);
+  const bool hybrid = host != settings.parts.end();
+  const int gpus = static_cast<int>(n) - (hybrid ? 1 : 0);
+  const double s = hybrid ? host_share(hybrid_costs<Value, Col>(measured, in, total, gpus)) : 0.0;
+  for (double& share : out) share = sum > 0 ? share * (1.0 - s) / sum : 0.0;
+  if (hybrid) out[static_cast<size_t>(host - settings.parts.begin())] = s;
+  return out;
+}
+
+// Whether the host is an entry whose share is the model's, and the model
+// cannot give it its least share for any number of products (the plan then
+// need not count them).
+template <class Value, class Col>
+bool host_never_pays(const Partitioning& settings, const Throughput& measured,
+                     const Operands& in) {
+  const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);
+  if (host == settings.parts.end() || !settings.shares.empty()) return false;
+  HybridCosts c =
+      hybrid_costs<Value, Col>(measured, in, 0, static_cast<int>(settings.parts.size()) - 1);
+  c.bytes_per_product = sizeof(Col) + sizeof(Value);  // (at most the product's)
+  return host_share_limit(c) < c.min_share;
+}
+
+}  // namespace spgemm::multi

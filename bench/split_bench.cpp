@@ -116,10 +116,11 @@ void gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, cudaStream_t stream, Res
   for (const spgemmRowBlock_t& b : blocks) {
     const int32_t before = r.offsets.back();
     const auto n = static_cast<size_t>(b.nnz);
-    const std::vector<int32_t> offsets =
-        download(static_cast<const int32_t*>(b.rowOffsets), static_cast<size_t>(b.rows) + 1, stream);
+    const std::vector<int32_t> offsets = download(static_cast<const int32_t*>(b.rowOffsets),
+                                                  static_cast<size_t>(b.rows) + 1, stream);
     for (size_t i = 1; i < offsets.size(); ++i) r.offsets.push_back(before + offsets[i]);
-    for (int32_t c : download(static_cast<const int32_t*>(b.colInd), n, stream)) r.cols.push_back(c);
+    for (int32_t c : download(static_cast<const int32_t*>(b.colInd), n, stream))
+      r.cols.push_back(c);
     for (double v : download(static_cast<const double*>(b.values), n, stream))
       r.values.push_back(v);
   }

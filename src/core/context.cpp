@@ -122,8 +122,8 @@ Context::~Context() {
 
 void Context::share_pool_with(int device) {
   int can = 0;
-  if (!pool_ || device == device_ || cudaDeviceCanAccessPeer(&can, device, device_) != cudaSuccess ||
-      !can) {
+  if (!pool_ || device == device_ ||
+      cudaDeviceCanAccessPeer(&can, device, device_) != cudaSuccess || !can) {
     cudaGetLastError();
     return;
   }

@@ -33,8 +33,8 @@ class PinnedBuffer {
     if (n > 0 && cudaMallocHost(reinterpret_cast<void**>(&ptr_), sizeof(T) * n) != cudaSuccess) {
       cudaGetLastError();
       ptr_ = nullptr;
-      fail(SPGEMM_STATUS_ALLOC_FAILED, "the host part: cudaMallocHost of " +
-                                           std::to_string(sizeof(T) * n) + " bytes failed");
+      fail(SPGEMM_STATUS_ALLOC_FAILED,
+           "the host part: cudaMallocHost of " + std::to_string(sizeof(T) * n) + " bytes failed");
     }
   }
   T* get() const { return ptr_; }
@@ -64,7 +64,8 @@ struct HostPart : RowRange {
   // for; row offsets shifted to start at the index base.
   void place_structures(const Operands& in, cudaStream_t stream) {
     place_rows(*in.A, first_row, rows, a_first, a_nnz, A, a_offsets, a_cols, a_values, stream);
-    if (has_d) place_rows(*in.D, first_row, rows, d_first, d_nnz, D, d_offsets, d_cols, d_values, stream);
+    if (has_d)
+      place_rows(*in.D, first_row, rows, d_first, d_nnz, D, d_offsets, d_cols, d_values, stream);
     place_rows(*in.B, 0, in.B->rows, 0, in.B->nnz, B, b_offsets, b_cols, b_values, stream);
     SPGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int64_t i = 0; i <= rows; ++i) {
@@ -79,7 +80,8 @@ struct HostPart : RowRange {
   int64_t place_values(const Operands& in, cudaStream_t stream) {
     fetch(a_values.get(), static_cast<const Value*>(in.A->values) + a_first, a_nnz, stream);
     fetch(b_values.get(), static_cast<const Value*>(in.B->values), in.B->nnz, stream);
-    if (has_d) fetch(d_values.get(), static_cast<const Value*>(in.D->values) + d_first, d_nnz, stream);
+    if (has_d)
+      fetch(d_values.get(), static_cast<const Value*>(in.D->values) + d_first, d_nnz, stream);
     return static_cast<int64_t>(sizeof(Value)) * (a_nnz + in.B->nnz + (has_d ? d_nnz : 0));
   }
 
@@ -107,8 +109,7 @@ struct HostPart : RowRange {
   template <class T>
   static void fetch(T* to, const T* from, int64_t n, cudaStream_t stream) {
     if (n > 0)
-      SPGEMM_CUDA_CHECK(
-          cudaMemcpyAsync(to, from, sizeof(T) * n, cudaMemcpyDeviceToHost, stream));
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(to, from, sizeof(T) * n, cudaMemcpyDeviceToHost, stream));
   }
 
   // Rows [first_row, first_row + rows) of m, entries [first, first + nnz):

@@ -34,8 +34,8 @@ HybridCosts hybrid_costs(const Throughput& measured, const Operands& in, long lo
       measured.host > 0 ? measured.host : cuda::kHybridHostProductsPerSecondPerThread * threads;
   c.copy_rate = measured.copy > 0 ? measured.copy : cuda::kHybridCopyBytesPerSecond;
   c.fixed_bytes = static_cast<double>(sizeof(Value)) * static_cast<double>(in.B->nnz);
-  const double a_d_values = static_cast<double>(sizeof(Value)) *
-                            static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
+  const double a_d_values =
+      static_cast<double>(sizeof(Value)) * static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
   c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
   c.overhead_s = cuda::kHybridHostOverheadSeconds;
   c.min_share = cuda::kHybridMinHostShare;
@@ -70,8 +70,7 @@ std::vector<double> part_shares(const Partitioning& settings, const Throughput& 
 // cannot give it its least share for any number of products (the plan then
 // need not count them).
 template <class Value, class Col>
-bool host_never_pays(const Partitioning& settings, const Throughput& measured,
-                     const Operands& in) {
+bool host_never_pays(const Partitioning& settings, const Throughput& measured, const Operands& in) {
   const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);
   if (host == settings.parts.end() || !settings.shares.empty()) return false;
   HybridCosts c =

@@ -24,6 +24,17 @@ int attribute(cudaDeviceAttr attr, int device) {
   return value;
 }
 
+// Whether device `from` can address device `to`'s memory (false for one
+// device, or where the runtime cannot say).
+bool can_access_peer(int from, int to) {
+  int can = 0;
+  if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return can != 0;
+}
+
 // Lets `from` address `to`'s memory directly where the hardware allows it
 // (copies between them then go peer to peer instead of through the host).
 // Pairs already enabled by the library are not asked again (the runtime
@@ -32,12 +43,7 @@ void enable_peer_access(int from, int to) {
   static std::mutex mutex;
   static std::set<std::pair<int, int>> enabled;
   const std::lock_guard<std::mutex> lock(mutex);
-  int can = 0;
-  if (from == to || enabled.count({from, to}) ||
-      cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
-    cudaGetLastError();
-    return;
-  }
+  if (enabled.count({from, to}) || !can_access_peer(from, to)) return;
   int previous = -1;
   SPGEMM_CUDA_CHECK(cudaGetDevice(&previous));
   SPGEMM_CUDA_CHECK(cudaSetDevice(from));
@@ -121,12 +127,7 @@ Context::~Context() {
 }
 
 void Context::share_pool_with(int device) {
-  int can = 0;
-  if (!pool_ || device == device_ ||
-      cudaDeviceCanAccessPeer(&can, device, device_) != cudaSuccess || !can) {
-    cudaGetLastError();
-    return;
-  }
+  if (!pool_ || !can_access_peer(device, device_)) return;
   cudaMemAccessDesc access{};
   access.location.type = cudaMemLocationTypeDevice;
   access.location.id = device;

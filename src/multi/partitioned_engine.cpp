@@ -56,7 +56,6 @@ class PartitionedEngine final : public Engine {
 
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     retire_parts();
-    split_ = false;
     if (count > 0) home_->check_structures(checks, count);  // before any part reads them
     rows_ = in.A->rows;
     std::vector<Context*> contexts;  // nullptr: the host
@@ -96,7 +95,6 @@ class PartitionedEngine final : public Engine {
       if (!host_stream_)
         SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
     }
-    split_ = true;
     ready_.record(ctx_.stream());  // the operands as the caller's stream left them
     at_once(n, [&](int p) {
       if (!parts_[static_cast<size_t>(p)]) {
@@ -118,7 +116,7 @@ class PartitionedEngine final : public Engine {
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
-    if (!split_) return home_->symbolic(in, C);
+    if (parts_.empty()) return home_->symbolic(in, C);
     at_once(static_cast<int>(parts_.size()), [&](int p) {
       range(p).c_nnz = 0;
       if (range(p).rows == 0) return;
@@ -170,7 +168,7 @@ class PartitionedEngine final : public Engine {
   }
 
   void numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) override {
-    if (!split_) {
+    if (parts_.empty()) {
       home_->numeric(in, C, alpha, beta);
       return;
     }
@@ -223,7 +221,7 @@ class PartitionedEngine final : public Engine {
   }
 
   std::vector<PartReport> partition() override {
-    if (!split_) return {{ctx_.device(), 0, rows_, total_, -1.0f}};
+    if (parts_.empty()) return {{ctx_.device(), 0, rows_, total_, -1.0f}};
     std::vector<PartReport> report;
     for (auto& part : parts_) {
       if (!part) {
@@ -381,10 +379,10 @@ class PartitionedEngine final : public Engine {
   Context& ctx_;
   std::unique_ptr<Engine> home_;  // products that run whole, checks, transposes
   Partitioning settings_;         // as the handle had them at the plan's creation
-  std::vector<std::unique_ptr<PartT>> parts_;  // nullptr: the host's part
+  // empty: the product runs whole on home_; nullptr: the host's part
+  std::vector<std::unique_ptr<PartT>> parts_;
   std::unique_ptr<HostPartT> host_;
   cudaStream_t host_stream_ = nullptr;  // the host part's copies (operands' device)
-  bool split_ = false;
   bool listed_ = false;  // parts_ are the device list's entries (not one whole part)
   int64_t rows_ = 0;
   long long total_ = 0;  // products

@@ -65,10 +65,13 @@ struct Partitioning {
 // What the handle's split products measured (0: nothing yet): products per
 // second of one GPU part and of the host part, bytes per second of the host
 // part's copies (the hybrid's cost model), and products per second of each
-// entry of the device list, copies included (the next cut's shares).
+// entry of the device list, copies included (the next cut's shares): in a
+// plan's first numeric phase (`parts`) and in a later one (`parts_again`,
+// where the engines reuse C's structure; a plan whose numeric phase runs
+// again is balanced for those).
 struct Throughput {
   double gpu = 0, host = 0, copy = 0;
-  std::vector<double> parts;
+  std::vector<double> parts, parts_again;
 };
 
 class Context {

@@ -8,9 +8,9 @@
 //     offsets are a shifted copy) and writes its rows of C straight into C's
 //     arrays.
 //   - A part on another device gets copies: its block of A's (and D's) rows
-//     and all of B, structures at analyze, values at every numeric phase; its
-//     rows of C come back peer to peer (through the host where the devices
-//     cannot reach each other).
+//     and the rows of B those name, structures at analyze, values at every
+//     numeric phase; its rows of C come back peer to peer (through the host
+//     where the devices cannot reach each other).
 //   - The parts' phases run at once: one host thread per part where a phase
 //     synchronizes (analyze, symbolic), stream order and events otherwise.
 //   - C distributed (spgemmSetOutputDistributed): every part keeps its rows

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <algorithm>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -119,7 +120,10 @@ struct Part : RowRange {
   DeviceBuffer<Col> a_cols, b_cols, d_cols, c_cols;
   DeviceBuffer<Value> a_values, b_values, d_values, c_values;
   Event start, done;
-  bool timed = false;
+  int numerics = 0;  // numeric phases run (the last one timed by the events)
+  // On another device: the rows of B its copy holds, [b_row_first, + B.rows),
+  // from B's entry b_first on.
+  int64_t b_row_first = 0, b_first = 0;
 
   // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
   Part(const cuda::RowSplit& cut, int p, Context& context, int home_device, const Operands& in)
@@ -146,18 +150,7 @@ struct Part : RowRange {
     place_rows(*in.A, a_first, a_nnz, A, a_offsets, a_cols, a_values);
     if (has_d) place_rows(*in.D, d_first, d_nnz, D, d_offsets, d_cols, d_values);
     B = *in.B;
-    if (remote) {
-      b_offsets.reallocate(*ctx, static_cast<size_t>(B.rows + 1));
-      b_cols.reallocate(*ctx, static_cast<size_t>(B.nnz));
-      b_values.reallocate(*ctx, static_cast<size_t>(B.nnz));
-      copy_between(b_offsets.get(), ctx->device(), static_cast<const Offset*>(in.B->row_offsets),
-                   home, B.rows + 1, stream());
-      copy_between(b_cols.get(), ctx->device(), static_cast<const Col*>(in.B->col_ind), home, B.nnz,
-                   stream());
-      B.row_offsets = b_offsets.get();
-      B.col_ind = b_cols.get();
-      B.values = b_values.get();
-    }
+    if (remote) place_b_rows(*in.B);
     c_offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
   }
 
@@ -175,7 +168,7 @@ struct Part : RowRange {
                    static_cast<const Value*>(m.values) + first, home, nnz, stream());
     };
     copy_values(*in.A, a_first, a_nnz, A);
-    copy_values(*in.B, 0, in.B->nnz, B);
+    copy_values(*in.B, b_first, B.nnz, B);
     if (has_d) copy_values(*in.D, d_first, d_nnz, D);
   }
 
@@ -194,6 +187,34 @@ struct Part : RowRange {
   static void view_from(const MatrixDesc& m, int64_t first, MatrixDesc& out) {
     out.col_ind = advanced<Col>(m.col_ind, first);
     out.values = advanced<Value>(m.values, first);
+  }
+
+  // On another device: a copy of the rows of B that its copy of A's columns
+  // name (the span from the least to the greatest: about half of B for half
+  // of a banded A), those columns shifted to match. A's columns are copied.
+  void place_b_rows(const MatrixDesc& whole) {
+    const auto [least, greatest] = cuda::index_span(*ctx, static_cast<const Col*>(A.col_ind), a_nnz);
+    b_row_first = a_nnz > 0 ? least - A.base : 0;
+    const int64_t b_rows = a_nnz > 0 ? greatest - least + 1 : std::min<int64_t>(1, whole.rows);
+    b_offsets.reallocate(*ctx, static_cast<size_t>(b_rows + 1));
+    copy_between(b_offsets.get(), ctx->device(),
+                 static_cast<const Offset*>(whole.row_offsets) + b_row_first, home, b_rows + 1,
+                 stream());
+    const std::vector<long long> ends = cuda::offsets_at(*ctx, b_offsets.get(), {0, b_rows});
+    b_first = ends[0] - whole.base;
+    const int64_t b_nnz = ends[1] - ends[0];
+    cuda::shift_offsets(b_offsets.get(), b_offsets.get(), b_rows + 1, -b_first, stream());
+    b_cols.reallocate(*ctx, static_cast<size_t>(b_nnz));
+    b_values.reallocate(*ctx, static_cast<size_t>(b_nnz));
+    copy_between(b_cols.get(), ctx->device(), static_cast<const Col*>(whole.col_ind) + b_first,
+                 home, b_nnz, stream());
+    if (b_row_first != 0)
+      cuda::shift_offsets(a_cols.get(), a_cols.get(), a_nnz, -b_row_first, stream());
+    A.cols = B.rows = b_rows;
+    B.nnz = b_nnz;
+    B.row_offsets = b_offsets.get();
+    B.col_ind = b_cols.get();
+    B.values = b_values.get();
   }
 
   // The part's row block of m (entries [first, first + nnz)): shifted row

@@ -1,7 +1,8 @@
 // How the rows of a product split among a device list are shared
 // (src/multi/partitioned_engine.cpp): forced shares; else the GPUs' in
 // proportion to what each entry measured in the handle's last split numeric
-// phase (copies included; equal until all have), and the host's, if it is
+// phase run again (structure reused), else in a plan's first one (copies
+// included; equal until all have), and the host's, if it is
 // an entry, from the cost model (multi/cost_model.hpp) with the handle's
 // measured throughputs (configs/bins.hpp's defaults before). Host code only
 // (tests/host/test_cost_model.cpp).
@@ -48,13 +49,19 @@ std::vector<double> part_shares(const Partitioning& settings, const Throughput& 
                                 const Operands& in, long long total) {
   if (!settings.shares.empty()) return settings.shares;
   const size_t n = settings.parts.size();
-  bool all_measured = measured.parts.size() == n;
-  for (size_t p = 0; p < n && all_measured; ++p)
-    all_measured = !settings.parts[p] || measured.parts[p] > 0;
+  const auto all_measured = [&](const std::vector<double>& rates) {
+    if (rates.size() != n) return false;
+    for (size_t p = 0; p < n; ++p)
+      if (settings.parts[p] && !(rates[p] > 0)) return false;
+    return true;
+  };
+  const std::vector<double>* rates = all_measured(measured.parts_again) ? &measured.parts_again
+                                     : all_measured(measured.parts)     ? &measured.parts
+                                                                        : nullptr;
   std::vector<double> out(n);
   double sum = 0;
   for (size_t p = 0; p < n; ++p) {
-    out[p] = !settings.parts[p] ? 0.0 : all_measured ? measured.parts[p] : 1.0;
+    out[p] = !settings.parts[p] ? 0.0 : rates ? (*rates)[p] : 1.0;
     sum += out[p];
   }
   const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);

@@ -160,9 +160,11 @@ HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows,
   return C;
 }
 
-// The inputs of the layout cases: short rows, power law, a hub row, empty.
-const std::initializer_list<const char*> kLayoutInputs = {"uniform:300:6", "powerlaw:3000",
-                                                         "hub:4000", "empty:7:7", "empty:0:0"};
+// The inputs of the layout cases: short rows, power law, a hub row, banded
+// (a part on another device then copies only about its share of B's rows),
+// empty.
+const std::initializer_list<const char*> kLayoutInputs = {
+    "uniform:300:6", "powerlaw:3000", "hub:4000", "banded:3000:4", "empty:7:7", "empty:0:0"};
 
 }  // namespace
 

@@ -153,6 +153,13 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
   REQUIRE(learned.size() == 2);
   CHECK(learned[0] == Approx(2.0 / 3));
   CHECK(learned[1] == Approx(1.0 / 3));
+  measured.parts_again = {1e10, 0};  // numeric again: not all measured, the first phase's
+  CHECK(part_shares<double, int>(two, measured, in, 1000000) == learned);
+  measured.parts_again = {1e10, 3e10};  // all measured: those of numeric again
+  const std::vector<double> again = part_shares<double, int>(two, measured, in, 1000000);
+  REQUIRE(again.size() == 2);
+  CHECK(again[0] == Approx(0.25));
+  CHECK(again[1] == Approx(0.75));
   two.shares = {1.0, 3.0};  // forced: as given
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == two.shares);
   CHECK_FALSE(host_never_pays<double, int>(two, measured, in));  // no host

@@ -3,6 +3,7 @@
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/partition/row_split.hpp"
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -15,6 +16,16 @@ constexpr int kThreads = 256;  // of every kernel here
 
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
+};
+struct Least {
+  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
+    return a < b ? a : b;
+  }
+};
+struct Greatest {
+  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
+    return a > b ? a : b;
+  }
 };
 
 // One cut as the kernel writes it.
@@ -66,6 +77,29 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = static_cast<Offset>(static_cast<int64_t>(in[i]) + delta);
+}
+
+// span[0] = min, span[1] = max of the indices (>= 0), block by block.
+template <class Col>
+__global__ void __launch_bounds__(kThreads)
+    span_kernel(const Col* cols, int64_t n, unsigned long long* span) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  unsigned long long lo = ~0ULL, hi = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const auto c = static_cast<unsigned long long>(cols[i]);
+    lo = Least{}(lo, c);
+    hi = Greatest{}(hi, c);
+  }
+  lo = Reduce(temp).Reduce(lo, Least{});
+  __syncthreads();
+  hi = Reduce(temp).Reduce(hi, Greatest{});
+  if (threadIdx.x == 0) {
+    atomicMin(span, lo);
+    atomicMax(span + 1, hi);
+  }
 }
 
 // out[i] = offsets[rows[i]].
@@ -175,6 +209,22 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
   return out;
 }
 
+template <class Col>
+std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n) {
+  if (n <= 0) return {0, -1};
+  const cudaStream_t stream = ctx.stream();
+  DeviceBuffer<unsigned long long> span(ctx, 2);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get(), 0xff, sizeof(unsigned long long), stream));
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get() + 1, 0, sizeof(unsigned long long), stream));
+  const int64_t blocks = std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1,
+                                             4 * std::max(1, ctx.limits().sm_count));
+  span_kernel<Col><<<static_cast<int>(blocks), kThreads, 0, stream>>>(cols, n, span.get());
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  unsigned long long out[2];
+  ctx.read_back(out, span.get(), sizeof(out));
+  return {static_cast<int64_t>(out[0]), static_cast<int64_t>(out[1])};
+}
+
 template <class Offset>
 void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream) {
   if (n <= 0) return;
@@ -191,6 +241,8 @@ template std::vector<long long> offsets_at<int32_t>(Context&, const int32_t*,
                                                     const std::vector<long long>&);
 template std::vector<long long> offsets_at<int64_t>(Context&, const int64_t*,
                                                     const std::vector<long long>&);
+template std::pair<int64_t, int64_t> index_span<int32_t>(Context&, const int32_t*, int64_t);
+template std::pair<int64_t, int64_t> index_span<int64_t>(Context&, const int64_t*, int64_t);
 template void shift_offsets<int32_t>(int32_t*, const int32_t*, int64_t, int64_t, cudaStream_t);
 template void shift_offsets<int64_t>(int64_t*, const int64_t*, int64_t, int64_t, cudaStream_t);
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace spgemm::cuda {
@@ -44,8 +45,13 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
 // The device workspace of one split_rows for `rows` rows and `parts` parts.
 size_t split_rows_workspace_bytes(int64_t rows, int parts);
 
+// The least and greatest of the n indices cols (device, ctx's device), with
+// one synchronization of ctx's stream; {0, -1} for n = 0.
+template <class Col>
+std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n);
+
 // out[i] = in[i] + delta for i in [0, n), on `stream`, whose device holds
-// both (out may be in).
+// both (out may be in). Also for column indices (Offset a column type).
 template <class Offset>
 void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream);
 

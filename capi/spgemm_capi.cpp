@@ -7,6 +7,7 @@
 
 #include <spgemm/spgemm.h>
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <string>
@@ -338,6 +339,43 @@ SPGEMM_API spgemmStatus_t spgemmCsrGet(spgemmConstMatDescr_t mat, int64_t* rows,
     if (indexType) *indexType = d.index_type;
     if (indexBase) *indexBase = d.base;
     if (valueType) *valueType = d.value_type;
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrSetReplica(spgemmMatDescr_t mat, int device, void* rowOffsets,
+                                              void* colInd, void* values) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    if (device < 0) fail(SPGEMM_STATUS_INVALID_VALUE, "device must be a device ordinal (>= 0)");
+    auto& replicas = mat->desc.replicas;
+    const spgemm::Replica* had = mat->desc.replica_on(device);
+    if (!rowOffsets) {
+      if (had) replicas[static_cast<size_t>(had - replicas.data())] = {};
+      return;
+    }
+    if (mat->desc.nnz > 0 && (!colInd || !values))
+      fail(SPGEMM_STATUS_INVALID_VALUE, "a replica with entries needs colInd and values");
+    const auto free = std::find_if(replicas.begin(), replicas.end(),
+                                   [](const spgemm::Replica& r) { return r.device < 0; });
+    if (!had && free == replicas.end())
+      fail(SPGEMM_STATUS_INVALID_VALUE, "a matrix has at most SPGEMM_MAX_DEVICES replicas");
+    const size_t at = had ? static_cast<size_t>(had - replicas.data())
+                          : static_cast<size_t>(free - replicas.begin());
+    replicas[at] = {device, rowOffsets, colInd, values};
+  });
+}
+
+SPGEMM_API spgemmStatus_t spgemmCsrGetReplica(spgemmConstMatDescr_t mat, int device,
+                                              void** rowOffsets, void** colInd, void** values) {
+  return guarded(__func__, [&] {
+    require_object(mat, "mat");
+    require_output(rowOffsets, "rowOffsets");
+    require_output(colInd, "colInd");
+    require_output(values, "values");
+    const spgemm::Replica* r = mat->desc.replica_on(device);
+    *rowOffsets = r ? r->row_offsets : nullptr;
+    *colInd = r ? r->col_ind : nullptr;
+    *values = r ? r->values : nullptr;
   });
 }
 

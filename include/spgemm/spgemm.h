@@ -245,6 +245,21 @@ SPGEMM_API spgemmStatus_t spgemmCsrGet(spgemmConstMatDescr_t mat, int64_t* rows,
                                        void** values, spgemmIndexType_t* offsetType,
                                        spgemmIndexType_t* indexType,
                                        spgemmIndexBase_t* indexBase, cudaDataType* valueType);
+/* Replicas: the same matrix, structure and values, also stored on `device`
+ * (device memory there, the descriptor's types and shape). A part of a split
+ * product (spgemmSetDevices) on that device reads the replica in place
+ * instead of copying rows from the matrix's own device, at analysis and at
+ * every spgemmNumeric: the caller keeps the replica's values equal to the
+ * matrix's. With the handle's input checks on, spgemmAnalyze compares each
+ * replica's structure with the matrix's (INVALID_VALUE if they differ).
+ * At most SPGEMM_MAX_DEVICES devices; setting a device again replaces its
+ * replica, and rowOffsets NULL removes it. Replicas of an operand used
+ * transposed (op != N) are not used. */
+SPGEMM_API spgemmStatus_t spgemmCsrSetReplica(spgemmMatDescr_t mat, int device, void* rowOffsets,
+                                              void* colInd, void* values);
+/* The replica on `device`: NULL pointers where there is none. */
+SPGEMM_API spgemmStatus_t spgemmCsrGetReplica(spgemmConstMatDescr_t mat, int device,
+                                              void** rowOffsets, void** colInd, void** values);
 /* Default SPGEMM_MEMORY_DEVICE. */
 SPGEMM_API spgemmStatus_t spgemmCsrSetMemoryType(spgemmMatDescr_t mat, spgemmMemoryType_t memory);
 SPGEMM_API spgemmStatus_t spgemmCsrGetMemoryType(spgemmConstMatDescr_t mat,

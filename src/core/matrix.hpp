@@ -4,6 +4,7 @@
 
 #include <spgemm/spgemm.h>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 
@@ -17,6 +18,15 @@ namespace spgemm {
   X(int64_t, int32_t)                   \
   X(int64_t, int64_t)
 
+// The same matrix, structure and values, on another device
+// (spgemmCsrSetReplica); device -1: no replica.
+struct Replica {
+  int device = -1;
+  void* row_offsets = nullptr;
+  void* col_ind = nullptr;
+  void* values = nullptr;
+};
+
 struct MatrixDesc {
   int64_t rows = 0;
   int64_t cols = 0;
@@ -29,6 +39,15 @@ struct MatrixDesc {
   spgemmIndexBase_t base = SPGEMM_INDEX_BASE_ZERO;
   cudaDataType value_type = CUDA_R_64F;
   spgemmMemoryType_t memory = SPGEMM_MEMORY_DEVICE;
+  // Read in place by a part of a split product on their devices.
+  std::array<Replica, SPGEMM_MAX_DEVICES> replicas{};
+
+  // The replica on `device`, or nullptr.
+  const Replica* replica_on(int device) const {
+    for (const Replica& r : replicas)
+      if (r.device >= 0 && r.device == device) return &r;
+    return nullptr;
+  }
 };
 
 // The largest nnz a matrix with m's offset type and index base can hold.

@@ -109,7 +109,7 @@ class PartitionedEngine final : public Engine {
       if (part.rows == 0) return;
       const PartScope scope(ctx_, *part.ctx);
       ready_.wait_on(part.stream());
-      part.place_structures(in);
+      part.place_structures(in, ctx_.input_checks());
       part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
       part.engine->analyze(part.operands(), nullptr, 0);
     });

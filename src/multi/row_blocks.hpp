@@ -15,6 +15,9 @@
 #include <exception>
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -108,7 +111,8 @@ struct RowRange {
 
 // One part on a GPU: its rows, the operands as its engine sees them, and the
 // copies it holds where it is on another device than the operands
-// (`remote`). Its memory comes from its context, on its stream.
+// (`remote`) and they have no replica there (spgemmCsrSetReplica). Its
+// memory comes from its context, on its stream.
 template <class Value, class Offset, class Col>
 struct Part : RowRange {
   Context* ctx = nullptr;
@@ -121,8 +125,8 @@ struct Part : RowRange {
   DeviceBuffer<Value> a_values, b_values, d_values, c_values;
   Event start, done;
   int numerics = 0;  // numeric phases run (the last one timed by the events)
-  // On another device: the rows of B its copy holds, [b_row_first, + B.rows),
-  // from B's entry b_first on.
+  // B copied: the rows of B the copy holds, [b_row_first, + B.rows), from
+  // B's entry b_first on.
   int64_t b_row_first = 0, b_first = 0;
 
   // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
@@ -145,31 +149,40 @@ struct Part : RowRange {
   cudaStream_t stream() const { return ctx->stream(); }
 
   // The operands' structures as the part reads them, and its row offsets of
-  // C, at analyze (its device current).
-  void place_structures(const Operands& in) {
+  // C, at analyze (its device current). check_replicas: replicas read in
+  // place are first compared with their matrices' structures.
+  void place_structures(const Operands& in, bool check_replicas) {
+    if (check_replicas) {
+      const std::pair<const MatrixDesc*, const char*> named[] = {
+          {in.A, "A"}, {in.B, "B"}, {in.D, "D"}};
+      for (const auto& [m, name] : named)
+        if (m && remote && in_place(*m)) check_replica(*m, *in_place(*m), name);
+    }
     place_rows(*in.A, a_first, a_nnz, A, a_offsets, a_cols, a_values);
     if (has_d) place_rows(*in.D, d_first, d_nnz, D, d_offsets, d_cols, d_values);
-    B = *in.B;
-    if (remote) place_b_rows(*in.B);
+    if (const auto here = in_place(*in.B))
+      B = *here;
+    else
+      place_b_rows(*in.B, !in_place(*in.A));
     c_offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
   }
 
-  // The operands' values as they are now (and, on the operands' device,
-  // their arrays as the descriptors name them now), at every numeric phase.
+  // The operands' values as they are now (and, read in place, their arrays
+  // as the descriptors name them now), at every numeric phase.
   void place_values(const Operands& in) {
-    if (!remote) {
-      view_from(*in.A, a_first, A);
-      B = *in.B;
-      if (has_d) view_from(*in.D, d_first, D);
-      return;
-    }
-    auto copy_values = [&](const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out) {
-      copy_between(static_cast<Value*>(out.values), ctx->device(),
-                   static_cast<const Value*>(m.values) + first, home, nnz, stream());
+    auto place = [&](const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out) {
+      if (const auto here = in_place(m))
+        view_from(*here, first, out);
+      else
+        copy_between(static_cast<Value*>(out.values), ctx->device(),
+                     static_cast<const Value*>(m.values) + first, home, nnz, stream());
     };
-    copy_values(*in.A, a_first, a_nnz, A);
-    copy_values(*in.B, b_first, B.nnz, B);
-    if (has_d) copy_values(*in.D, d_first, d_nnz, D);
+    place(*in.A, a_first, a_nnz, A);
+    if (const auto here = in_place(*in.B))
+      B = *here;
+    else
+      place(*in.B, b_first, B.nnz, B);
+    if (has_d) place(*in.D, d_first, d_nnz, D);
   }
 
   // C's descriptor for the part's symbolic phase: C's types, its rows, its
@@ -183,19 +196,56 @@ struct Part : RowRange {
   }
 
  private:
+  // m as the part reads it in place: m itself on the operands' device, its
+  // replica on another; none: the part reads copies.
+  std::optional<MatrixDesc> in_place(const MatrixDesc& m) const {
+    if (!remote) return m;
+    const Replica* r = m.replica_on(ctx->device());
+    if (!r) return std::nullopt;
+    MatrixDesc here = m;
+    here.row_offsets = r->row_offsets;
+    here.col_ind = r->col_ind;
+    here.values = r->values;
+    return here;
+  }
+
+  // INVALID_VALUE unless `replica` has m's row offsets and columns (copies
+  // of m's, compared on the part's device).
+  void check_replica(const MatrixDesc& m, const MatrixDesc& replica, const char* name) {
+    DeviceBuffer<Offset> offsets(*ctx, static_cast<size_t>(m.rows + 1));
+    DeviceBuffer<Col> cols(*ctx, static_cast<size_t>(m.nnz));
+    copy_between(offsets.get(), ctx->device(), static_cast<const Offset*>(m.row_offsets), home,
+                 m.rows + 1, stream());
+    copy_between(cols.get(), ctx->device(), static_cast<const Col*>(m.col_ind), home, m.nnz,
+                 stream());
+    if (!cuda::same_indices(*ctx, offsets.get(), static_cast<const Offset*>(replica.row_offsets),
+                            m.rows + 1) ||
+        !cuda::same_indices(*ctx, cols.get(), static_cast<const Col*>(replica.col_ind), m.nnz))
+      fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + "'s replica on device " +
+                                            std::to_string(ctx->device()) +
+                                            " differs from it in structure");
+  }
+
   // m's arrays from its entry `first` on, read in place.
   static void view_from(const MatrixDesc& m, int64_t first, MatrixDesc& out) {
     out.col_ind = advanced<Col>(m.col_ind, first);
     out.values = advanced<Value>(m.values, first);
   }
 
-  // On another device: a copy of the rows of B that its copy of A's columns
-  // name (the span from the least to the greatest: about half of B for half
-  // of a banded A), those columns shifted to match. A's columns are copied.
-  void place_b_rows(const MatrixDesc& whole) {
-    const auto [least, greatest] = cuda::index_span(*ctx, static_cast<const Col*>(A.col_ind), a_nnz);
-    b_row_first = a_nnz > 0 ? least - A.base : 0;
-    const int64_t b_rows = a_nnz > 0 ? greatest - least + 1 : std::min<int64_t>(1, whole.rows);
+  // A copy of B's rows: with `narrow` (A's columns are the part's copy),
+  // only those its rows of A name (the span from the least to the greatest:
+  // about half of B for half of a banded A), those columns shifted to match.
+  void place_b_rows(const MatrixDesc& whole, bool narrow) {
+    B = whole;
+    b_row_first = 0;
+    int64_t b_rows = whole.rows;
+    if (narrow && a_nnz == 0) b_rows = std::min<int64_t>(1, whole.rows);
+    if (narrow && a_nnz > 0) {
+      const auto [least, greatest] =
+          cuda::index_span(*ctx, static_cast<const Col*>(A.col_ind), a_nnz);
+      b_row_first = least - A.base;
+      b_rows = greatest - least + 1;
+    }
     b_offsets.reallocate(*ctx, static_cast<size_t>(b_rows + 1));
     copy_between(b_offsets.get(), ctx->device(),
                  static_cast<const Offset*>(whole.row_offsets) + b_row_first, home, b_rows + 1,
@@ -218,8 +268,8 @@ struct Part : RowRange {
   }
 
   // The part's row block of m (entries [first, first + nnz)): shifted row
-  // offsets of its own; columns and values in place on the operands'
-  // device, copies elsewhere (columns now, values at numeric).
+  // offsets of its own; columns and values read in place where they can
+  // be, else copied (columns now, values at numeric).
   void place_rows(const MatrixDesc& m, int64_t first, int64_t nnz, MatrixDesc& out,
                   DeviceBuffer<Offset>& offsets, DeviceBuffer<Col>& cols,
                   DeviceBuffer<Value>& values) {
@@ -227,9 +277,14 @@ struct Part : RowRange {
     out.rows = rows;
     out.nnz = nnz;
     offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
-    const Offset* from = static_cast<const Offset*>(m.row_offsets) + first_row;
-    if (remote) {
-      copy_between(offsets.get(), ctx->device(), from, home, rows + 1, stream());
+    const Offset* from = nullptr;
+    if (const auto here = in_place(m)) {
+      from = static_cast<const Offset*>(here->row_offsets) + first_row;
+      view_from(*here, first, out);
+    } else {
+      copy_between(offsets.get(), ctx->device(),
+                   static_cast<const Offset*>(m.row_offsets) + first_row, home, rows + 1,
+                   stream());
       from = offsets.get();
       cols.reallocate(*ctx, static_cast<size_t>(nnz));
       values.reallocate(*ctx, static_cast<size_t>(nnz));
@@ -237,8 +292,6 @@ struct Part : RowRange {
                    stream());
       out.col_ind = cols.get();
       out.values = values.get();
-    } else {
-      view_from(m, first, out);
     }
     cuda::shift_offsets(offsets.get(), from, rows + 1, -first, stream());
     out.row_offsets = offsets.get();

@@ -18,6 +18,7 @@ inline MatrixDesc transposed_shape(const MatrixDesc& x) {
   t.cols = x.rows;
   t.base = SPGEMM_INDEX_BASE_ZERO;
   t.row_offsets = t.col_ind = t.values = nullptr;
+  t.replicas = {};  // (replicas of x, not of x^T)
   return t;
 }
 

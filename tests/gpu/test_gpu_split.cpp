@@ -344,6 +344,150 @@ TEST_CASE("the host as a part: the model's split, forced shares, C distributed",
   }
 }
 
+namespace {
+
+// `device` current for the length of a scope.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) {
+    cuda_ok(cudaGetDevice(&previous_), "cudaGetDevice");
+    cuda_ok(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~OnDevice() { cudaSetDevice(previous_); }
+
+ private:
+  int previous_ = 0;
+};
+
+// h's copy on `device`, `of`'s replica there for the length of a scope.
+struct Replica {
+  spgemmMatDescr_t of;
+  int device;
+  std::unique_ptr<DeviceCsr<double>> copy;
+  Replica(const DeviceCsr<double>& matrix, const HostCsr<double>& h, int on)
+      : of(matrix.descr), device(on) {
+    const OnDevice scope(device);
+    copy = std::make_unique<DeviceCsr<double>>(h);
+    spgemm_ok(spgemmCsrSetReplica(of, device, copy->offsets.ptr, copy->cols_.ptr,
+                                  copy->values.ptr),
+              "spgemmCsrSetReplica");
+  }
+  ~Replica() {
+    spgemmCsrSetReplica(of, device, nullptr, nullptr, nullptr);
+    const OnDevice scope(device);
+    copy.reset();
+  }
+};
+
+// C = A * B on the handle's stream (C's arrays allocated after the symbolic
+// phase), or the status of the first phase that fails.
+struct Product {
+  spgemmStatus_t status = SPGEMM_STATUS_SUCCESS;
+  HostCsr<double> C;
+  int64_t first_part_rows = -1;
+};
+
+Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr<double>& B) {
+  const cudaStream_t stream = stream_of(h);
+  Product out;
+  DeviceArray<int32_t> offsets(static_cast<size_t>(A.rows) + 1);
+  spgemmMatDescr_t C = nullptr;
+  spgemm_ok(spgemmCreateCsr(&C, A.rows, B.cols, 0, offsets.ptr, nullptr, nullptr,
+                            SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
+            "spgemmCreateCsr(C)");
+  spgemmPlan_t plan = nullptr;
+  spgemm_ok(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                             SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
+            "spgemmPlanCreate");
+  int64_t nnz = 0;
+  out.status = spgemmAnalyze(h, plan);
+  if (out.status == SPGEMM_STATUS_SUCCESS) out.status = spgemmSymbolic(h, plan, &nnz);
+  if (out.status == SPGEMM_STATUS_SUCCESS) {
+    DeviceArray<int32_t> cols(static_cast<size_t>(nnz));
+    DeviceArray<double> values(static_cast<size_t>(nnz));
+    cols.poison(stream);
+    values.poison(stream);
+    spgemm_ok(spgemmCsrSetPointers(C, offsets.ptr, cols.ptr, values.ptr), "spgemmCsrSetPointers");
+    const double one = 1.0;
+    out.status = spgemmNumeric(h, plan, &one);
+    out.C.rows = A.rows;
+    out.C.cols = B.cols;
+    out.C.row_offsets = offsets.download(stream);
+    out.C.col_ind = cols.download(stream);
+    out.C.values = values.download(stream);
+    out.first_part_rows = partition_of(h, plan).rows.at(0);
+  }
+  spgemmPlanDestroy(plan);
+  spgemmDestroyMatrix(C);
+  return out;
+}
+
+// from's first `count` rows in place of to's (the same structure): values
+// and error bounds.
+void take_rows(ReferenceProduct<double>& to, const ReferenceProduct<double>& from, int64_t count) {
+  const int32_t end = from.C.row_offsets[static_cast<size_t>(count)];
+  std::copy(from.C.values.begin(), from.C.values.begin() + end, to.C.values.begin());
+  std::copy(from.abs_bound.begin(), from.abs_bound.begin() + end, to.abs_bound.begin());
+}
+
+}  // namespace
+
+// Replicas on the handle's device are never read (its parts read the
+// operands themselves); on another device the part there reads them. To
+// show which was read, the replicas first hold other values than the
+// operands (which a caller must not do): the rows of the part on device 1
+// are then A2 * B2's.
+TEST_CASE("operands replicated on the parts' devices: read in place, checked",
+          "[gpu][split][replicas]") {
+  const HostCsr<double> A = generate("banded:6000:5");
+  HostCsr<double> B = A, A2 = A, B2 = A;
+  randomize_values(B, 11);
+  randomize_values(A2, 12);
+  randomize_values(B2, 13);
+  const SplitHandle handle({1.0, 1.0});
+  const cudaStream_t stream = stream_of(handle.h);
+  DeviceCsr<double> dA(A, stream), dB(B, stream);
+  const int there = part_device(0);  // the first part's device
+  int home = -1;
+  cuda_ok(cudaGetDevice(&home), "cudaGetDevice");
+  const bool read_there = there != home;
+  {
+    const Replica rA(dA, A2, there), rB(dB, B2, there);
+    void *offsets = nullptr, *cols = nullptr, *values = nullptr;
+    spgemm_ok(spgemmCsrGetReplica(dB.descr, there, &offsets, &cols, &values),
+              "spgemmCsrGetReplica");
+    CHECK(values == rB.copy->values.ptr);
+    const Product got = product_of(handle.h, dA, dB);
+    REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+    ReferenceProduct<double> expected = reference_spgemm(A, B, 1.0);
+    CHECK(got.first_part_rows > 0);
+    CHECK(got.first_part_rows < A.rows);
+    if (read_there) take_rows(expected, reference_spgemm(A2, B2, 1.0), got.first_part_rows);
+    CHECK(compare_csr(got.C, expected, default_rtol<double>()) == "");
+  }
+  for (const int which : {0, 1, 2}) {  // as the caller must keep them: A and B, A, B
+    CAPTURE(which);
+    std::unique_ptr<Replica> rA, rB;
+    if (which != 2) rA = std::make_unique<Replica>(dA, A, there);
+    if (which != 1) rB = std::make_unique<Replica>(dB, B, there);
+    const Product got = product_of(handle.h, dA, dB);
+    REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+    CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
+  }
+  {  // a replica of another structure: refused where it would be read
+    HostCsr<double> moved = B;
+    moved.col_ind[moved.col_ind.size() / 2] ^= 1;
+    const Replica rB(dB, moved, there);
+    const Product got = product_of(handle.h, dA, dB);
+    CHECK(got.status == (read_there ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
+  }
+  // removed: the operands themselves again
+  spgemm_ok(spgemmCsrSetReplica(dB.descr, there, nullptr, nullptr, nullptr), "spgemmCsrSetReplica");
+  void *offsets = nullptr, *cols = nullptr, *values = nullptr;
+  spgemm_ok(spgemmCsrGetReplica(dB.descr, there, &offsets, &cols, &values), "spgemmCsrGetReplica");
+  CHECK(offsets == nullptr);
+}
+
 TEST_CASE("small products run whole on the handle's device", "[gpu][split]") {
   const HostCsr<double> A = generate("uniform:2000:6");
   const std::vector<int64_t> per_row = row_products(A, A);

@@ -309,6 +309,47 @@ TEST_CASE("descriptors report what was set", "[api][descriptor]") {
   CHECK(spgemmCsrGetMemoryType(nullptr, &memory) == SPGEMM_STATUS_NOT_INITIALIZED);
 }
 
+TEST_CASE("replicas: set, replaced, removed, at most SPGEMM_MAX_DEVICES", "[api][descriptor]") {
+  int32_t dummy[6] = {};
+  spgemmMatDescr_t m = nullptr;
+  REQUIRE(spgemmCreateCsr(&m, 4, 5, 6, &dummy[0], &dummy[1], &dummy[2], SPGEMM_INDEX_32I,
+                          SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F) ==
+          SPGEMM_STATUS_SUCCESS);
+  const Mat owner(m);
+  void *off = &dummy[0], *col = &dummy[0], *val = &dummy[0];
+  REQUIRE(spgemmCsrGetReplica(m, 3, &off, &col, &val) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == nullptr);  // none
+  CHECK(col == nullptr);
+  CHECK(val == nullptr);
+  REQUIRE(spgemmCsrSetReplica(m, 3, &dummy[3], &dummy[4], &dummy[5]) == SPGEMM_STATUS_SUCCESS);
+  REQUIRE(spgemmCsrGetReplica(m, 3, &off, &col, &val) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == &dummy[3]);
+  CHECK(col == &dummy[4]);
+  CHECK(val == &dummy[5]);
+  REQUIRE(spgemmCsrSetReplica(m, 3, &dummy[1], &dummy[2], &dummy[3]) == SPGEMM_STATUS_SUCCESS);
+  REQUIRE(spgemmCsrGetReplica(m, 3, &off, &col, &val) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == &dummy[1]);  // replaced
+  REQUIRE(spgemmCsrGetReplica(m, 2, &off, &col, &val) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == nullptr);  // another device's: none
+  REQUIRE(spgemmCsrSetReplica(m, 3, nullptr, nullptr, nullptr) == SPGEMM_STATUS_SUCCESS);
+  REQUIRE(spgemmCsrGetReplica(m, 3, &off, &col, &val) == SPGEMM_STATUS_SUCCESS);
+  CHECK(off == nullptr);  // removed
+
+  CHECK(spgemmCsrSetReplica(m, -1, &dummy[3], &dummy[4], &dummy[5]) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmCsrSetReplica(m, 1, &dummy[3], nullptr, &dummy[5]) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmCsrSetReplica(m, 1, &dummy[3], &dummy[4], nullptr) == SPGEMM_STATUS_INVALID_VALUE);
+  for (int d = 0; d < SPGEMM_MAX_DEVICES; ++d)
+    REQUIRE(spgemmCsrSetReplica(m, d, &dummy[3], &dummy[4], &dummy[5]) == SPGEMM_STATUS_SUCCESS);
+  CHECK(spgemmCsrSetReplica(m, SPGEMM_MAX_DEVICES, &dummy[3], &dummy[4], &dummy[5]) ==
+        SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmCsrSetReplica(m, 0, &dummy[0], &dummy[1], &dummy[2]) == SPGEMM_STATUS_SUCCESS);
+  CHECK(spgemmCsrGetReplica(m, 0, nullptr, &col, &val) == SPGEMM_STATUS_INVALID_VALUE);
+  CHECK(spgemmCsrSetReplica(nullptr, 0, &dummy[0], &dummy[1], &dummy[2]) ==
+        SPGEMM_STATUS_NOT_INITIALIZED);
+  CHECK(spgemmCsrGetReplica(nullptr, 0, &off, &col, &val) == SPGEMM_STATUS_NOT_INITIALIZED);
+}
+
 TEST_CASE("spgemmPlanCreate validates the problem", "[api][plan]") {
   const Handle handle = make_handle();
   spgemmHandle_t h = handle.get();

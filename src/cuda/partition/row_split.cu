@@ -102,6 +102,23 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// *differ = 1 where a[i] != b[i] for some i.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    compare_kernel(const T* a, const T* b, int64_t n, int* differ) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  bool same = true;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    same = same && a[i] == b[i];
+  if (__syncthreads_or(!same) && threadIdx.x == 0) *differ = 1;
+}
+
+// Blocks of kThreads for a grid-stride pass over n elements.
+int64_t stride_blocks(const Context& ctx, int64_t n) {
+  return std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1,
+                             4 * std::max(1, ctx.limits().sm_count));
+}
+
 // out[i] = offsets[rows[i]].
 template <class Offset>
 __global__ void gather_kernel(const Offset* offsets, const long long* rows, long long n,
@@ -216,13 +233,24 @@ std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n)
   DeviceBuffer<unsigned long long> span(ctx, 2);
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get(), 0xff, sizeof(unsigned long long), stream));
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get() + 1, 0, sizeof(unsigned long long), stream));
-  const int64_t blocks = std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1,
-                                             4 * std::max(1, ctx.limits().sm_count));
-  span_kernel<Col><<<static_cast<int>(blocks), kThreads, 0, stream>>>(cols, n, span.get());
+  span_kernel<Col><<<static_cast<int>(stride_blocks(ctx, n)), kThreads, 0, stream>>>(cols, n,
+                                                                                   span.get());
   SPGEMM_CUDA_CHECK_LAUNCH();
   unsigned long long out[2];
   ctx.read_back(out, span.get(), sizeof(out));
   return {static_cast<int64_t>(out[0]), static_cast<int64_t>(out[1])};
+}
+
+template <class T>
+bool same_indices(Context& ctx, const T* a, const T* b, int64_t n) {
+  if (n <= 0) return true;
+  const cudaStream_t stream = ctx.stream();
+  DeviceBuffer<int> differ(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(differ.get(), 0, sizeof(int), stream));
+  compare_kernel<T><<<static_cast<int>(stride_blocks(ctx, n)), kThreads, 0, stream>>>(a, b, n,
+                                                                                  differ.get());
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  return ctx.read_back(differ.get()) == 0;
 }
 
 template <class Offset>
@@ -243,6 +271,8 @@ template std::vector<long long> offsets_at<int64_t>(Context&, const int64_t*,
                                                     const std::vector<long long>&);
 template std::pair<int64_t, int64_t> index_span<int32_t>(Context&, const int32_t*, int64_t);
 template std::pair<int64_t, int64_t> index_span<int64_t>(Context&, const int64_t*, int64_t);
+template bool same_indices<int32_t>(Context&, const int32_t*, const int32_t*, int64_t);
+template bool same_indices<int64_t>(Context&, const int64_t*, const int64_t*, int64_t);
 template void shift_offsets<int32_t>(int32_t*, const int32_t*, int64_t, int64_t, cudaStream_t);
 template void shift_offsets<int64_t>(int64_t*, const int64_t*, int64_t, int64_t, cudaStream_t);
 

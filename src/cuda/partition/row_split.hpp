@@ -50,6 +50,11 @@ size_t split_rows_workspace_bytes(int64_t rows, int parts);
 template <class Col>
 std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n);
 
+// Whether a[i] == b[i] for i in [0, n) (device arrays on ctx's device), with
+// one synchronization of ctx's stream.
+template <class T>
+bool same_indices(Context& ctx, const T* a, const T* b, int64_t n);
+
 // out[i] = in[i] + delta for i in [0, n), on `stream`, whose device holds
 // both (out may be in). Also for column indices (Offset a column type).
 template <class Offset>

@@ -4,7 +4,9 @@
 // distributed as the parts' row blocks (spgemmSetOutputDistributed), and
 // (--out-of-core) C in pinned host memory computed in
 // chunks (spgemmSetOutputChunkBytes), in the same process on the same
-// inputs, fp64, 32-bit indices. Per input and mode: the whole pipeline
+// inputs, fp64, 32-bit indices. --replicate adds both split modes with A and
+// B replicated on every other listed GPU (spgemmCsrSetReplica: the parts
+// there read them in place instead of copying rows at every numeric phase). Per input and mode: the whole pipeline
 // (plan, analyze, symbolic, C's allocation (assembled device C only),
 // numeric) and the
 // numeric phase again, medians; the parts' rows, products and numeric times
@@ -15,7 +17,7 @@
 // the magnitude of their terms ("agree:N", N entries differing in the last
 // bits: another order of adds, docs/api.md section 6), else "differ".
 //
-//   spgemm-split-bench [--devices 0,1] [--shares 1,1] [--out-of-core CHUNK_BYTES]
+//   spgemm-split-bench [--devices 0,1] [--shares 1,1] [--replicate] [--out-of-core CHUNK_BYTES]
 //                      [--reps N] [--warmup N] [--csv FILE] [--min-products N]
 //                      (--gen SPEC | FILE.mtx[.gz])...
 //
@@ -54,6 +56,7 @@ struct Options {
   int reps = 10, warmup = 2;
   long long min_products = 0;  // split everything asked for
   size_t out_of_core = 0;      // chunk bytes; 0: not run
+  bool replicate = false;
   std::string csv;
 };
 
@@ -103,6 +106,31 @@ struct Config {
   std::vector<int> devices;
   bool distributed = false;
   size_t host_chunk = 0;
+  bool replicated = false;  // A and B replicated on the other listed GPUs
+};
+
+// A CSR matrix's arrays on another device than the handle's, uploaded there.
+struct Replica {
+  int device;
+  int32_t *off, *col;
+  double* val;
+  Replica(const HostCsr<double>& m, int on) : device(on) {
+    check_cuda(cudaSetDevice(device), "cudaSetDevice");
+    off = upload(m.row_offsets, nullptr);
+    col = upload(m.col_ind, nullptr);
+    val = upload(m.values, nullptr);
+    check_cuda(cudaDeviceSynchronize(), "upload");
+    check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  }
+  void set_on(spgemmMatDescr_t m) const {
+    check_spgemm(spgemmCsrSetReplica(m, device, off, col, val), "spgemmCsrSetReplica");
+  }
+  void release() const {
+    check_cuda(cudaSetDevice(device), "cudaSetDevice");
+    for (void* p : {static_cast<void*>(off), static_cast<void*>(col), static_cast<void*>(val)})
+      cudaFree(p);
+    check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  }
 };
 
 // C's row blocks (spgemmPlanGetRowBlocks) put together on the host.
@@ -165,6 +193,17 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
   int64_t pinned_nnz = -1;
   spgemmMatDescr_t a = describe(A.rows, A.cols, A.nnz(), a_off, a_col, a_val);
   spgemmMatDescr_t b = describe(B.rows, B.cols, B.nnz(), b_off, b_col, b_val);
+  std::vector<Replica> replicas;  // A's and B's, device by device
+  if (config.replicated)
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const int d = devices[i];
+      if (d <= 0 || std::find(devices.begin(), devices.begin() + i, d) != devices.begin() + i)
+        continue;  // the handle's device 0, the host, or already there
+      replicas.emplace_back(A, d);
+      replicas.back().set_on(a);
+      replicas.emplace_back(B, d);
+      replicas.back().set_on(b);
+    }
   cudaEvent_t start, end;
   check_cuda(cudaEventCreate(&start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&end), "cudaEventCreate");
@@ -188,7 +227,7 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
   };
   const double alpha = 1.0;
   std::vector<double> totals, agains;
-  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+  auto pipeline = [&] {
     release();
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
@@ -221,15 +260,24 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
       check_spgemm(spgemmCsrSetPointers(c, c_off, c_col, c_val), "spgemmCsrSetPointers");
     check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric");
     check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
-    const double ms = elapsed();
+    return elapsed();
+  };
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    const double ms = pipeline();
     if (rep >= opts.warmup) totals.push_back(ms);
   }
-  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
-    check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
-    check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric (again)");
-    check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
-    const double ms = elapsed();
-    if (rep >= opts.warmup) agains.push_back(ms);
+  // Split: the plan timed again is the handle's second to run its numeric
+  // phase again, so its cut follows what the first one measured doing so.
+  const int rounds = devices.empty() ? 1 : 2;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) pipeline();
+    for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+      check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+      check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric (again)");
+      check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
+      const double ms = elapsed();
+      if (rep >= opts.warmup && round == rounds - 1) agains.push_back(ms);
+    }
   }
   Result r;
   r.total_ms = bench::median(totals);
@@ -255,6 +303,7 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
   spgemmDestroyMatrix(a);
   spgemmDestroyMatrix(b);
   spgemmDestroy(h);
+  for (const Replica& r : replicas) r.release();
   for (void* p : {static_cast<void*>(a_off), static_cast<void*>(a_col), static_cast<void*>(a_val),
                   static_cast<void*>(b_off), static_cast<void*>(b_col), static_cast<void*>(b_val)})
     cudaFree(p);
@@ -358,7 +407,8 @@ std::string joined(const std::vector<float>& v) {
   std::fprintf(
       stderr,
       "%s\nusage: spgemm-split-bench [--devices 0,1] [--out-of-core CHUNK_BYTES] [--reps N] "
-      "[--warmup N] [--csv FILE] [--min-products N] [--shares S,S] (--gen SPEC | FILE)...\n",
+      "[--warmup N] [--csv FILE] [--min-products N] [--shares S,S] [--replicate] "
+      "(--gen SPEC | FILE)...\n",
       why.c_str());
   std::exit(2);
 }
@@ -383,6 +433,8 @@ Options parse(int argc, char** argv) {
     };
     if (arg == "--devices") {
       for (double d : list()) o.devices.push_back(static_cast<int>(d));
+    } else if (arg == "--replicate") {
+      o.replicate = true;
     } else if (arg == "--shares") {
       o.shares = list();
     } else if (arg == "--reps") {
@@ -480,6 +532,12 @@ int main(int argc, char** argv) {
       for (int d : opts.devices) mode += std::to_string(d) + (d == opts.devices.back() ? "" : ",");
       report(mode, run_config(A, B, Config{opts.devices, false, 0}, opts), std::nan(""));
       report(mode + "/dist", run_config(A, B, Config{opts.devices, true, 0}, opts), std::nan(""));
+      if (opts.replicate) {
+        report(mode + "/repl", run_config(A, B, Config{opts.devices, false, 0, true}, opts),
+               std::nan(""));
+        report(mode + "/dist+repl", run_config(A, B, Config{opts.devices, true, 0, true}, opts),
+               std::nan(""));
+      }
     }
     if (opts.out_of_core > 0) {
       const size_t c_bytes = one.offsets.size() * sizeof(int32_t) +

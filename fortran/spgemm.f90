@@ -435,6 +435,31 @@ module spgemm
       integer(c_int) :: status
     end function spgemmCsrGet
 
+    ! The same matrix on another device (device: a 0-based CUDA ordinal), read
+    ! in place by a part of a split product there; rowOffsets c_null_ptr
+    ! removes it (docs/api.md)
+    function spgemmCsrSetReplica(mat, device, rowOffsets, colInd, values) &
+        bind(C, name="spgemmCsrSetReplica") result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: mat
+      integer(c_int), value :: device
+      type(c_ptr), value :: rowOffsets
+      type(c_ptr), value :: colInd
+      type(c_ptr), value :: values
+      integer(c_int) :: status
+    end function spgemmCsrSetReplica
+
+    function spgemmCsrGetReplica(mat, device, rowOffsets, colInd, values) &
+        bind(C, name="spgemmCsrGetReplica") result(status)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: mat
+      integer(c_int), value :: device
+      type(c_ptr), intent(out) :: rowOffsets
+      type(c_ptr), intent(out) :: colInd
+      type(c_ptr), intent(out) :: values
+      integer(c_int) :: status
+    end function spgemmCsrGetReplica
+
     ! memory: SPGEMM_MEMORY_DEVICE (the default) or SPGEMM_MEMORY_HOST
     function spgemmCsrSetMemoryType(mat, memory) bind(C, name="spgemmCsrSetMemoryType") result(status)
       import :: c_ptr, c_int

@@ -627,6 +627,18 @@ contains
     end if
     if (ok(spgemmCsrGetMemoryType(matC, memory_got), label // ": spgemmCsrGetMemoryType")) &
       call expect(memory_got == memory, label // ": memory type of C")
+    ! a replica set, read back and removed (no plan reads it: device 15 is no part's)
+    if (ok(spgemmCsrSetReplica(matA, 15_c_int, lib_array(a_ptr, da_ptr), lib_array(a_col, da_col), &
+                               lib_array(a_val, da_val)), label // ": spgemmCsrSetReplica")) then
+      if (ok(spgemmCsrGetReplica(matA, 15_c_int, p_ptr, p_col, p_val), &
+             label // ": spgemmCsrGetReplica")) &
+        call expect(c_associated(p_col, lib_array(a_col, da_col)), label // ": the replica's columns")
+      if (ok(spgemmCsrSetReplica(matA, 15_c_int, c_null_ptr, c_null_ptr, c_null_ptr), &
+             label // ": spgemmCsrSetReplica (remove)") .and. &
+          ok(spgemmCsrGetReplica(matA, 15_c_int, p_ptr, p_col, p_val), &
+             label // ": spgemmCsrGetReplica (removed)")) &
+        call expect(.not. c_associated(p_ptr), label // ": the replica removed")
+    end if
 
     ! the descriptor gives back what it was created with
     if (ok(spgemmCsrGet(matA, rows_got, cols_got, nnz_got, p_ptr, p_col, p_val, otype_got, &

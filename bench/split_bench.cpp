@@ -266,9 +266,11 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
     const double ms = pipeline();
     if (rep >= opts.warmup) totals.push_back(ms);
   }
-  // Split: the plan timed again is the handle's second to run its numeric
-  // phase again, so its cut follows what the first one measured doing so.
-  const int rounds = devices.empty() ? 1 : 2;
+  // Split: the plan timed again is the handle's third to run its numeric
+  // phase again, so its cut follows what the two before measured doing so
+  // (the second cut from the first's rates, the third from a line through
+  // both: multi/shares.hpp).
+  const int rounds = devices.empty() ? 1 : 3;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) pipeline();
     for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {

@@ -174,7 +174,7 @@ void Context::set_devices(const int* devices, int count) {
   }
   partitioning_.parts = std::move(parts);
   partitioning_.shares.clear();
-  throughput_.parts.assign(static_cast<size_t>(count), 0.0);
+  throughput_.parts.assign(static_cast<size_t>(count), PartHistory{});
   throughput_.parts_again = throughput_.parts;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -62,16 +63,37 @@ struct Partitioning {
   bool distributed = false;     // C left as the parts' row blocks
 };
 
+// One numeric phase of one part: its products, of a product of `total`,
+// and the seconds it took, copies included (0: none measured).
+struct PartMeasure {
+  long long total = 0;
+  double products = 0, seconds = 0;
+};
+
+// An entry of the device list's last two measures of distinct cuts, newest
+// first: a measure of nearly the cut of the newest (within
+// kShareFitMinGap of the total, configs/bins.hpp) replaces it.
+struct PartHistory {
+  PartMeasure newest, before;
+  void record(const PartMeasure& m, double min_gap) {
+    const bool same_cut = m.total == newest.total &&
+                          std::abs(m.products - newest.products) < min_gap * m.total;
+    if (!same_cut) before = newest;
+    newest = m;
+  }
+  double rate() const { return newest.seconds > 0 ? newest.products / newest.seconds : 0.0; }
+};
+
 // What the handle's split products measured (0: nothing yet): products per
 // second of one GPU part and of the host part, bytes per second of the host
-// part's copies (the hybrid's cost model), and products per second of each
-// entry of the device list, copies included (the next cut's shares): in a
-// plan's first numeric phase (`parts`) and in a later one (`parts_again`,
-// where the engines reuse C's structure; a plan whose numeric phase runs
-// again is balanced for those).
+// part's copies (the hybrid's cost model), and each entry of the device
+// list's measures (the next cut's shares, multi/shares.hpp): in a plan's
+// first numeric phase (`parts`) and in a later one (`parts_again`, where the
+// engines reuse C's structure; a plan whose numeric phase runs again is
+// balanced for those).
 struct Throughput {
   double gpu = 0, host = 0, copy = 0;
-  std::vector<double> parts, parts_again;
+  std::vector<PartHistory> parts, parts_again;
 };
 
 class Context {

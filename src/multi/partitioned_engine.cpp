@@ -348,10 +348,13 @@ class PartitionedEngine final : public Engine {
         continue;
       }
       if (!(ms > 0)) continue;
-      const double rate = static_cast<double>(part->products) / (1e-3 * ms);
-      sum += rate, ++count;
-      std::vector<double>& rates = part->numerics > 1 ? measured.parts_again : measured.parts;
-      if (listed_ && rates.size() == settings_.parts.size()) rates[p] = rate;
+      const double seconds = 1e-3 * ms;
+      sum += static_cast<double>(part->products) / seconds, ++count;
+      std::vector<PartHistory>& history =
+          part->numerics > 1 ? measured.parts_again : measured.parts;
+      if (listed_ && history.size() == settings_.parts.size())
+        history[p].record({total_, static_cast<double>(part->products), seconds},
+                          cuda::kShareFitMinGap);
     }
     if (count > 0) measured.gpu = sum / count;
   }

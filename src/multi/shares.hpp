@@ -1,8 +1,10 @@
 // How the rows of a product split among a device list are shared
-// (src/multi/partitioned_engine.cpp): forced shares; else the GPUs' in
-// proportion to what each entry measured in the handle's last split numeric
-// phase run again (structure reused), else in a plan's first one (copies
-// included; equal until all have), and the host's, if it is
+// (src/multi/partitioned_engine.cpp): forced shares; else the GPUs' from
+// what each entry measured in the handle's split numeric phases run again
+// (structure reused), else in plans' first ones (copies included; equal
+// until all have): where every GPU entry has two measures of distinct cuts
+// of a product of the same total, by a line through them (fitted_shares),
+// else in proportion to the newest measure's products per second; and the host's, if it is
 // an entry, from the cost model (multi/cost_model.hpp) with the handle's
 // measured throughputs (configs/bins.hpp's defaults before). Host code only
 // (tests/host/test_cost_model.cpp).
@@ -14,6 +16,7 @@
 #include "plan/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -43,25 +46,67 @@ HybridCosts hybrid_costs(const Throughput& measured, const Operands& in, long lo
   return c;
 }
 
+// The GPU entries' shares of `total` products where each entry's line
+// through its two measures (seconds against products, both of a product of
+// `total` products) reaches the same time: a secant step that allows for
+// what does not grow with a part's products (copies of B, launches) and for
+// rows that differ in cost per product (the cut moves rows of another cost
+// than their part's average). Empty unless every GPU entry has such a line,
+// rising, and every share comes out >= 0.
+inline std::vector<double> fitted_shares(const Partitioning& settings,
+                                         const std::vector<PartHistory>& history,
+                                         long long total) {
+  const size_t n = settings.parts.size();
+  if (history.size() != n || total <= 0) return {};
+  const auto all = static_cast<double>(total);
+  std::vector<double> fixed(n, 0.0), slope(n, 0.0);
+  double inverse = 0, offset = 0;
+  for (size_t p = 0; p < n; ++p) {
+    if (!settings.parts[p]) continue;
+    const PartMeasure& x = history[p].newest;
+    const PartMeasure& y = history[p].before;
+    if (x.total != total || y.total != total || !(x.seconds > 0) || !(y.seconds > 0) ||
+        std::abs(x.products - y.products) < cuda::kShareFitMinGap * all)
+      return {};
+    slope[p] = (x.seconds - y.seconds) / (x.products - y.products);
+    if (!(slope[p] > 0)) return {};
+    fixed[p] = x.seconds - slope[p] * x.products;
+    inverse += 1.0 / slope[p];
+    offset += fixed[p] / slope[p];
+  }
+  const double time = (all + offset) / inverse;  // sum of (time - fixed) / slope = all
+  std::vector<double> out(n, 0.0);
+  for (size_t p = 0; p < n; ++p) {
+    if (!settings.parts[p]) continue;
+    out[p] = (time - fixed[p]) / slope[p] / all;
+    if (!(out[p] >= 0)) return {};
+  }
+  return out;
+}
+
 // Each entry's share of `total` products (summing to 1 unless forced).
 template <class Value, class Col>
 std::vector<double> part_shares(const Partitioning& settings, const Throughput& measured,
                                 const Operands& in, long long total) {
   if (!settings.shares.empty()) return settings.shares;
   const size_t n = settings.parts.size();
-  const auto all_measured = [&](const std::vector<double>& rates) {
-    if (rates.size() != n) return false;
+  const auto all_measured = [&](const std::vector<PartHistory>& history) {
+    if (history.size() != n) return false;
     for (size_t p = 0; p < n; ++p)
-      if (settings.parts[p] && !(rates[p] > 0)) return false;
+      if (settings.parts[p] && !(history[p].rate() > 0)) return false;
     return true;
   };
-  const std::vector<double>* rates = all_measured(measured.parts_again) ? &measured.parts_again
-                                     : all_measured(measured.parts)     ? &measured.parts
-                                                                        : nullptr;
-  std::vector<double> out(n);
+  const std::vector<PartHistory>* history = all_measured(measured.parts_again)
+                                                ? &measured.parts_again
+                                            : all_measured(measured.parts) ? &measured.parts
+                                                                           : nullptr;
+  std::vector<double> out = history ? fitted_shares(settings, *history, total)
+                                    : std::vector<double>{};
+  const bool fitted = !out.empty();
+  out.resize(n);
   double sum = 0;
   for (size_t p = 0; p < n; ++p) {
-    out[p] = !settings.parts[p] ? 0.0 : rates ? (*rates)[p] : 1.0;
+    if (!fitted) out[p] = !settings.parts[p] ? 0.0 : history ? (*history)[p].rate() : 1.0;
     sum += out[p];
   }
   const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);

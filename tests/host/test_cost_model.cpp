@@ -122,6 +122,14 @@ TEST_CASE("the host's share at its edges", "[cost-model]") {
 // that own nothing.
 namespace {
 
+// Each entry measured once: `rate` products per second (0: not measured).
+std::vector<spgemm::PartHistory> rates(const std::vector<double>& rate) {
+  std::vector<spgemm::PartHistory> out(rate.size());
+  for (size_t p = 0; p < rate.size(); ++p)
+    if (rate[p] > 0) out[p].record({1000, rate[p], 1.0}, 0.005);
+  return out;
+}
+
 spgemm::Partitioning device_list(const std::vector<bool>& gpu) {
   static char stand_in;
   spgemm::Partitioning settings;
@@ -135,6 +143,42 @@ spgemm::Partitioning device_list(const std::vector<bool>& gpu) {
 
 }  // namespace
 
+TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-model]") {
+  using spgemm::multi::part_shares;
+  spgemm::MatrixDesc A, B;
+  A.rows = B.rows = 1000;
+  A.nnz = B.nnz = 8000;
+  const spgemm::Operands in{&A, &B, nullptr};
+  const spgemm::Partitioning two = device_list({true, true});
+  // entry 0: 1 s that its products do not change plus 2 ms per product;
+  // entry 1: 4 ms per product. Measured at 500 / 500, then 600 / 400.
+  spgemm::Throughput measured;
+  measured.parts.resize(2);
+  measured.parts[0].record({1000, 500, 2.0}, 0.005);
+  measured.parts[1].record({1000, 500, 2.0}, 0.005);
+  measured.parts[0].record({1000, 600, 2.2}, 0.005);
+  measured.parts[1].record({1000, 400, 1.6}, 0.005);
+  // both reach 2 s at 500 / 500 (by rates alone: 600 / 2.2 against 400 / 1.6)
+  const std::vector<double> fitted = part_shares<double, int>(two, measured, in, 1000);
+  REQUIRE(fitted.size() == 2);
+  CHECK(fitted[0] == Approx(0.5));
+  CHECK(fitted[1] == Approx(0.5));
+  // a product of another total: the newest measures' rates
+  const std::vector<double> other = part_shares<double, int>(two, measured, in, 2000);
+  REQUIRE(other.size() == 2);
+  CHECK(other[0] == Approx((600 / 2.2) / (600 / 2.2 + 400 / 1.6)));
+  // nearly the same cut again replaces the newest measure, keeps the one before
+  measured.parts[0].record({1000, 602, 2.3}, 0.005);
+  CHECK(measured.parts[0].before.products == 500);
+  CHECK(measured.parts[0].newest.seconds == 2.3);
+  // a line that falls (noise): the rates again
+  measured.parts[1].record({1000, 300, 1.7}, 0.005);
+  CHECK(measured.parts[1].before.products == 400);
+  const std::vector<double> falling = part_shares<double, int>(two, measured, in, 1000);
+  REQUIRE(falling.size() == 2);
+  CHECK(falling[0] == Approx((602 / 2.3) / (602 / 2.3 + 300 / 1.7)));
+}
+
 TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-model]") {
   using spgemm::multi::host_never_pays;
   using spgemm::multi::part_shares;
@@ -146,16 +190,16 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
 
   spgemm::Partitioning two = device_list({true, true});
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
-  measured.parts = {2e10, 0};  // one not measured yet: equal
+  measured.parts = rates({2e10, 0});  // one not measured yet: equal
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
-  measured.parts = {2e10, 1e10};
+  measured.parts = rates({2e10, 1e10});
   const std::vector<double> learned = part_shares<double, int>(two, measured, in, 1000000);
   REQUIRE(learned.size() == 2);
   CHECK(learned[0] == Approx(2.0 / 3));
   CHECK(learned[1] == Approx(1.0 / 3));
-  measured.parts_again = {1e10, 0};  // numeric again: not all measured, the first phase's
+  measured.parts_again = rates({1e10, 0});  // numeric again: not all measured, the first phase's
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == learned);
-  measured.parts_again = {1e10, 3e10};  // all measured: those of numeric again
+  measured.parts_again = rates({1e10, 3e10});  // all measured: those of numeric again
   const std::vector<double> again = part_shares<double, int>(two, measured, in, 1000000);
   REQUIRE(again.size() == 2);
   CHECK(again[0] == Approx(0.25));

@@ -241,6 +241,12 @@ inline constexpr double kHybridHostOverheadSeconds = 2e-4;
 // within the model's error.
 inline constexpr double kHybridMinHostShare = 0.05;
 
+// Shares learned from measures (src/multi/shares.hpp): two measures of a
+// device-list entry fit a line (seconds against products) where their
+// products differ by at least this share of the total; closer ones count as
+// one cut measured again.
+inline constexpr double kShareFitMinGap = 0.005;
+
 // C in host memory (src/multi/chunked_engine.cpp): by default the chunks of
 // C on the device (two at once) take at most this share of the device's
 // memory (spgemmSetOutputChunkBytes sets another bound). Chunks of C copied

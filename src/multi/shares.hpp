@@ -51,11 +51,15 @@ HybridCosts hybrid_costs(const Throughput& measured, const Operands& in, long lo
 // `total` products) reaches the same time: a secant step that allows for
 // what does not grow with a part's products (copies of B, launches) and for
 // rows that differ in cost per product (the cut moves rows of another cost
-// than their part's average). Empty unless every GPU entry has such a line,
-// rising, and every share comes out >= 0.
+// than their part's average). Noisy measures can make a line nearly flat and
+// the step huge: the step from the newest cut is cut back to at most
+// kShareFitMaxStep times the step that by_rates (the shares in proportion
+// to the newest rates) takes. Empty unless every GPU entry has such a line,
+// rising, the shares come out >= 0 and no entry's step goes against its
+// step by the rates.
 inline std::vector<double> fitted_shares(const Partitioning& settings,
-                                         const std::vector<PartHistory>& history,
-                                         long long total) {
+                                         const std::vector<PartHistory>& history, long long total,
+                                         const std::vector<double>& by_rates) {
   const size_t n = settings.parts.size();
   if (history.size() != n || total <= 0) return {};
   const auto all = static_cast<double>(total);
@@ -75,12 +79,21 @@ inline std::vector<double> fitted_shares(const Partitioning& settings,
     offset += fixed[p] / slope[p];
   }
   const double time = (all + offset) / inverse;  // sum of (time - fixed) / slope = all
-  std::vector<double> out(n, 0.0);
+  std::vector<double> out(n, 0.0), from(n, 0.0);
+  double measured = 0;  // the GPU entries' products in the newest cut
+  for (size_t p = 0; p < n; ++p)
+    if (settings.parts[p]) measured += history[p].newest.products;
+  double scale = 1.0;
   for (size_t p = 0; p < n; ++p) {
     if (!settings.parts[p]) continue;
     out[p] = (time - fixed[p]) / slope[p] / all;
-    if (!(out[p] >= 0)) return {};
+    from[p] = history[p].newest.products / measured;
+    const double step = out[p] - from[p], rate_step = by_rates[p] - from[p];
+    if (!(out[p] >= 0) || step * rate_step < 0) return {};
+    if (std::abs(step) > cuda::kShareFitMaxStep * std::abs(rate_step))
+      scale = std::min(scale, cuda::kShareFitMaxStep * std::abs(rate_step) / std::abs(step));
   }
+  for (size_t p = 0; p < n; ++p) out[p] = from[p] + scale * (out[p] - from[p]);
   return out;
 }
 
@@ -100,15 +113,18 @@ std::vector<double> part_shares(const Partitioning& settings, const Throughput& 
                                                 ? &measured.parts_again
                                             : all_measured(measured.parts) ? &measured.parts
                                                                            : nullptr;
-  std::vector<double> out = history ? fitted_shares(settings, *history, total)
-                                    : std::vector<double>{};
-  const bool fitted = !out.empty();
-  out.resize(n);
+  std::vector<double> out(n);
   double sum = 0;
   for (size_t p = 0; p < n; ++p) {
-    if (!fitted) out[p] = !settings.parts[p] ? 0.0 : history ? (*history)[p].rate() : 1.0;
+    out[p] = !settings.parts[p] ? 0.0 : history ? (*history)[p].rate() : 1.0;
     sum += out[p];
   }
+  for (double& share : out) share /= sum;
+  if (history) {
+    std::vector<double> fitted = fitted_shares(settings, *history, total, out);
+    if (!fitted.empty()) out = std::move(fitted);
+  }
+  sum = 1.0;
   const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);
   const bool hybrid = host != settings.parts.end();
   const int gpus = static_cast<int>(n) - (hybrid ? 1 : 0);

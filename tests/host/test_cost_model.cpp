@@ -171,6 +171,19 @@ TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-
   measured.parts[0].record({1000, 602, 2.3}, 0.005);
   CHECK(measured.parts[0].before.products == 500);
   CHECK(measured.parts[0].newest.seconds == 2.3);
+  // nearly flat lines (noise): a step at most twice the rates' step
+  spgemm::Throughput flat;
+  flat.parts.resize(2);
+  flat.parts[0].record({1000, 500, 2.0}, 0.005);
+  flat.parts[1].record({1000, 500, 2.0}, 0.005);
+  flat.parts[0].record({1000, 600, 2.001}, 0.005);
+  flat.parts[1].record({1000, 400, 1.99}, 0.005);
+  // the lines meet at 500 / 500, a step of 0.1; the rates' step is 0.0013
+  const double by_rate = (600 / 2.001) / (600 / 2.001 + 400 / 1.99);
+  const std::vector<double> bounded = part_shares<double, int>(two, flat, in, 1000);
+  REQUIRE(bounded.size() == 2);
+  CHECK(bounded[0] == Approx(0.6 + 2 * (by_rate - 0.6)));
+  CHECK(bounded[0] + bounded[1] == Approx(1.0));
   // a line that falls (noise): the rates again
   measured.parts[1].record({1000, 300, 1.7}, 0.005);
   CHECK(measured.parts[1].before.products == 400);

@@ -246,6 +246,12 @@ inline constexpr double kHybridMinHostShare = 0.05;
 // products differ by at least this share of the total; closer ones count as
 // one cut measured again.
 inline constexpr double kShareFitMinGap = 0.005;
+// ... and the step of such a line from the newest cut is at most this many
+// times the step of shares in proportion to the newest rates: measured
+// times vary by a few percent from run to run, and a line through two cuts
+// close together can be nearly flat (rmat:17:16 on two H200s: a fit without
+// this bound gave one GPU 9% of the products and a spread of 7).
+inline constexpr double kShareFitMaxStep = 2.0;
 
 // C in host memory (src/multi/chunked_engine.cpp): by default the chunks of
 // C on the device (two at once) take at most this share of the device's

@@ -57,6 +57,10 @@ inline constexpr HashBinSpec kHashBins[] = {
 };
 inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 
+// The numeric phase hashes rows of at most this many nnz (of the bins above
+// that fit the device); longer rows go to the dense-window kernel.
+inline constexpr int kNumericHashMaxNnz = 8192;
+
 // Loops over a table stride by the group size with every lane taking part
 // (ballots in sorting/), so tables must be multiples of their groups.
 constexpr bool tables_fit_groups() {

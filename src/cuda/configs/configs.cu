@@ -20,6 +20,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     // the ordered numeric kernel's scratch: behind the tables for blocks,
     // static for warps, sized for their largest block (numeric.cu)
     const bool numeric = phase == Phase::numeric;
+    if (numeric && spec.max_size > kNumericHashMaxNnz) break;
     const bool block = spec.group == Group::block;
     const size_t scratch = ordered_scratch_bytes(
         block ? spec.block_threads : max_block_threads(Group::warp), offset_bytes);

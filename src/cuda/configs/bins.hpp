@@ -58,7 +58,10 @@ inline constexpr HashBinSpec kHashBins[] = {
 inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 
 // The numeric phase hashes rows of at most this many nnz (of the bins above
-// that fit the device); longer rows go to the dense-window kernel.
+// that fit the device); longer rows go to the dense-window kernel. Lower
+// caps were measured and lost (docs/performance.md, tenth session): 4096
+// made rmat:16:16's first numeric phase faster (25.4 -> 21.9 ms, H100) but
+// its numeric phase again slower (14.5 -> 18.4 ms).
 inline constexpr int kNumericHashMaxNnz = 8192;
 
 // Loops over a table stride by the group size with every lane taking part

@@ -781,11 +781,12 @@ class Session {
     const uint8_t v = in_.u8();
     const spgemmHandle_t h = v & 0x80 ? nullptr : handle_[(v >> 6) & 1];
     const Expect needs_h = h ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_NOT_INITIALIZED);
-    switch (v % 9) {
+    switch (v % 10) {
       case 0: query_descriptor(in_.u8() % (has_d_ ? 4 : 3), in_.u8()); break;
       case 5: workspace_size(); break;
       case 6: set_workspace(); break;
       case 7: row_blocks(); break;
+      case 8: replica(in_.u8() % (has_d_ ? 4 : 3), in_.u8()); break;
       case 1: {  // no device workspace on the host backend
         size_t current = 99, peak = 99;
         const uint8_t which = in_.u8() % 4;  // both, current, peak, neither
@@ -868,6 +869,37 @@ class Session {
                "spgemmCsrGet: index types");
     FUZZ_CHECK(!on(5) || base == x.base, "spgemmCsrGet: index base");
     FUZZ_CHECK(!on(6) || value_type == x.value_type, "spgemmCsrGet: value type");
+  }
+
+  // A replica set on a descriptor (its own arrays, or NULLs as the input
+  // says, for a device in [-2, 17]), read back, and removed again: the
+  // descriptor holds none between ops, so it never fills up.
+  void replica(int i, uint8_t v) {
+    const spgemmMatDescr_t d = desc(i);
+    const Operand* op = i == kA ? &A_ : i == kB ? &B_ : i == kD ? &D_ : nullptr;
+    void* arrays[3] = {const_cast<void*>(op ? op->offsets_ptr() : c_.off),
+                       const_cast<void*>(op ? op->col_ptr() : c_.col),
+                       const_cast<void*>(op ? op->val_ptr() : c_.val)};
+    for (int k = 0; k < 3; ++k)
+      if ((v >> k) & 1) arrays[k] = nullptr;
+    const int device = static_cast<int>((v >> 3) % 20) - 2;
+    const int64_t nnz = i == kC ? c_nnz_ : decl(i).nnz;
+    const bool removal = !arrays[0];
+    const bool half_given = !removal && nnz > 0 && (!arrays[1] || !arrays[2]);
+    const Expect e = !d                        ? Expect(SPGEMM_STATUS_NOT_INITIALIZED)
+                     : device < 0 || half_given ? Expect(SPGEMM_STATUS_INVALID_VALUE)
+                                                : Expect(SPGEMM_STATUS_SUCCESS);
+    if (CALL(e, spgemmCsrSetReplica, d, device, arrays[0], arrays[1], arrays[2]) !=
+        SPGEMM_STATUS_SUCCESS)
+      return;
+    void* got[3] = {&sentinel_, &sentinel_, &sentinel_};
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrGetReplica, d, device, &got[0], &got[1], &got[2]);
+    FUZZ_CHECK(removal ? !got[0] && !got[1] && !got[2]
+                       : got[0] == arrays[0] && got[1] == arrays[1] && got[2] == arrays[2],
+               "spgemmCsrGetReplica disagrees with spgemmCsrSetReplica");
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrSetReplica, d, device, nullptr, nullptr, nullptr);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrGetReplica, d, device, &got[0], &got[1], &got[2]);
+    FUZZ_CHECK(!got[0] && !got[1] && !got[2], "a removed replica is still there");
   }
 
   // Host plans need no device workspace; they take a buffer (and never use

@@ -4,9 +4,10 @@
 // (structure reused), else in plans' first ones (copies included; equal
 // until all have): where every GPU entry has two measures of distinct cuts
 // of a product of the same total, by a line through them (fitted_shares),
-// else in proportion to the newest measure's products per second; and the host's, if it is
-// an entry, from the cost model (multi/cost_model.hpp) with the handle's
-// measured throughputs (configs/bins.hpp's defaults before). Host code only
+// else in proportion to the newest measure's products per second. The
+// host's, if it is an entry, comes from the cost model
+// (multi/cost_model.hpp) with the handle's measured throughputs
+// (configs/bins.hpp's defaults before). Host code only
 // (tests/host/test_cost_model.cpp).
 #pragma once
 
@@ -78,6 +79,7 @@ inline std::vector<double> fitted_shares(const Partitioning& settings,
     inverse += 1.0 / slope[p];
     offset += fixed[p] / slope[p];
   }
+  if (!(inverse > 0)) return {};                  // no GPU entry
   const double time = (all + offset) / inverse;  // sum of (time - fixed) / slope = all
   std::vector<double> out(n, 0.0), from(n, 0.0);
   double measured = 0;  // the GPU entries' products in the newest cut
@@ -119,17 +121,17 @@ std::vector<double> part_shares(const Partitioning& settings, const Throughput& 
     out[p] = !settings.parts[p] ? 0.0 : history ? (*history)[p].rate() : 1.0;
     sum += out[p];
   }
-  for (double& share : out) share /= sum;
+  if (sum > 0)  // (no GPU entry: the host alone)
+    for (double& share : out) share /= sum;
   if (history) {
     std::vector<double> fitted = fitted_shares(settings, *history, total, out);
     if (!fitted.empty()) out = std::move(fitted);
   }
-  sum = 1.0;
   const auto host = std::find(settings.parts.begin(), settings.parts.end(), nullptr);
   const bool hybrid = host != settings.parts.end();
   const int gpus = static_cast<int>(n) - (hybrid ? 1 : 0);
   const double s = hybrid ? host_share(hybrid_costs<Value, Col>(measured, in, total, gpus)) : 0.0;
-  for (double& share : out) share = sum > 0 ? share * (1.0 - s) / sum : 0.0;
+  for (double& share : out) share *= 1.0 - s;
   if (hybrid) out[static_cast<size_t>(host - settings.parts.begin())] = s;
   return out;
 }

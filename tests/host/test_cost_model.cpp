@@ -241,4 +241,9 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
   // the host alone takes everything
   CHECK(part_shares<double, int>(device_list({false}), spgemm::Throughput{}, in, 5) ==
         std::vector<double>{1.0});
+  spgemm::Throughput host_alone;  // as spgemmSetDevices leaves it: one entry, nothing measured
+  host_alone.parts.resize(1);
+  host_alone.parts_again.resize(1);
+  CHECK(part_shares<double, int>(device_list({false}), host_alone, in, 5) ==
+        std::vector<double>{1.0});
 }

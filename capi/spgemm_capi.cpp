@@ -348,20 +348,20 @@ SPGEMM_API spgemmStatus_t spgemmCsrSetReplica(spgemmMatDescr_t mat, int device, 
     require_object(mat, "mat");
     if (device < 0) fail(SPGEMM_STATUS_INVALID_VALUE, "device must be a device ordinal (>= 0)");
     auto& replicas = mat->desc.replicas;
+    // the device's replica, else a free entry
     const spgemm::Replica* had = mat->desc.replica_on(device);
+    const auto slot = had ? replicas.begin() + (had - replicas.data())
+                          : std::find_if(replicas.begin(), replicas.end(),
+                                         [](const spgemm::Replica& r) { return r.device < 0; });
     if (!rowOffsets) {
-      if (had) replicas[static_cast<size_t>(had - replicas.data())] = {};
+      if (had) *slot = {};
       return;
     }
     if (mat->desc.nnz > 0 && (!colInd || !values))
       fail(SPGEMM_STATUS_INVALID_VALUE, "a replica with entries needs colInd and values");
-    const auto free = std::find_if(replicas.begin(), replicas.end(),
-                                   [](const spgemm::Replica& r) { return r.device < 0; });
-    if (!had && free == replicas.end())
+    if (slot == replicas.end())
       fail(SPGEMM_STATUS_INVALID_VALUE, "a matrix has at most SPGEMM_MAX_DEVICES replicas");
-    const size_t at = had ? static_cast<size_t>(had - replicas.data())
-                          : static_cast<size_t>(free - replicas.begin());
-    replicas[at] = {device, rowOffsets, colInd, values};
+    *slot = {device, rowOffsets, colInd, values};
   });
 }
 

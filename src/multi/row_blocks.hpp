@@ -155,8 +155,10 @@ struct Part : RowRange {
     if (check_replicas) {
       const std::pair<const MatrixDesc*, const char*> named[] = {
           {in.A, "A"}, {in.B, "B"}, {in.D, "D"}};
-      for (const auto& [m, name] : named)
-        if (m && remote && in_place(*m)) check_replica(*m, *in_place(*m), name);
+      for (const auto& [m, name] : named) {
+        if (!m || !remote) continue;
+        if (const auto replica = in_place(*m)) check_replica(*m, *replica, name);
+      }
     }
     place_rows(*in.A, a_first, a_nnz, A, a_offsets, a_cols, a_values);
     if (has_d) place_rows(*in.D, d_first, d_nnz, D, d_offsets, d_cols, d_values);

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -130,6 +131,19 @@ std::vector<spgemm::PartHistory> rates(const std::vector<double>& rate) {
   return out;
 }
 
+// Two entries' first-phase measures of a product of 1000 products: cut at
+// 500 / 500 taking `even` seconds each, then at 600 / 400 taking `uneven`.
+spgemm::Throughput two_cuts(const std::array<double, 2>& even, const std::array<double, 2>& uneven) {
+  spgemm::Throughput t;
+  t.parts.resize(2);
+  const double products[2][2] = {{500, 500}, {600, 400}};
+  for (int p = 0; p < 2; ++p) {
+    t.parts[p].record({1000, products[0][p], even[p]}, 0.005);
+    t.parts[p].record({1000, products[1][p], uneven[p]}, 0.005);
+  }
+  return t;
+}
+
 spgemm::Partitioning device_list(const std::vector<bool>& gpu) {
   static char stand_in;
   spgemm::Partitioning settings;
@@ -152,12 +166,7 @@ TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-
   const spgemm::Partitioning two = device_list({true, true});
   // entry 0: 1 s that its products do not change plus 2 ms per product;
   // entry 1: 4 ms per product. Measured at 500 / 500, then 600 / 400.
-  spgemm::Throughput measured;
-  measured.parts.resize(2);
-  measured.parts[0].record({1000, 500, 2.0}, 0.005);
-  measured.parts[1].record({1000, 500, 2.0}, 0.005);
-  measured.parts[0].record({1000, 600, 2.2}, 0.005);
-  measured.parts[1].record({1000, 400, 1.6}, 0.005);
+  spgemm::Throughput measured = two_cuts({2.0, 2.0}, {2.2, 1.6});
   // both reach 2 s at 500 / 500 (by rates alone: 600 / 2.2 against 400 / 1.6)
   const std::vector<double> fitted = part_shares<double, int>(two, measured, in, 1000);
   REQUIRE(fitted.size() == 2);
@@ -172,12 +181,7 @@ TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-
   CHECK(measured.parts[0].before.products == 500);
   CHECK(measured.parts[0].newest.seconds == 2.3);
   // nearly flat lines (noise): a step at most twice the rates' step
-  spgemm::Throughput flat;
-  flat.parts.resize(2);
-  flat.parts[0].record({1000, 500, 2.0}, 0.005);
-  flat.parts[1].record({1000, 500, 2.0}, 0.005);
-  flat.parts[0].record({1000, 600, 2.001}, 0.005);
-  flat.parts[1].record({1000, 400, 1.99}, 0.005);
+  const spgemm::Throughput flat = two_cuts({2.0, 2.0}, {2.001, 1.99});
   // the lines meet at 500 / 500, a step of 0.1; the rates' step is 0.0013
   const double by_rate = (600 / 2.001) / (600 / 2.001 + 400 / 1.99);
   const std::vector<double> bounded = part_shares<double, int>(two, flat, in, 1000);

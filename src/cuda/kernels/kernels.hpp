@@ -52,6 +52,7 @@ struct Schedule {
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
   const int* live_rows = nullptr;
+  unsigned* dense_draws = nullptr;  // binned: the dense bin's row counter (draw_row)
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others
@@ -141,6 +142,8 @@ struct NumericArgs {
   // order was not examined: whole rows of B only where it reads 0
   const unsigned* b_disorder;
 
+  // Whether B's rows were examined and found strictly increasing.
+  __device__ __forceinline__ bool b_rows_sorted() const { return b_disorder && *b_disorder == 0; }
   __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
   // The term of product a_ik * b_kj (positions a and b), and of D's entry d.

@@ -119,13 +119,14 @@ __global__ void __launch_bounds__(max_block_threads(G))
   }
 }
 
-// One block per long row: a dense value array with a bitmask over windows of
-// the row's column range; each window is compacted in column order. reuse:
-// the range may be read from C's first and last column (known_columns.cuh).
+// One block per long row (drawn from `draws`, draw_row): a dense value array
+// with a bitmask over windows of the row's column range; each window is
+// compacted in column order. reuse: the range may be read from C's first and
+// last column (known_columns.cuh).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
-                         int lanes, bool reuse) {
+    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, unsigned* draws,
+                         int window, int lanes, bool reuse) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
   __shared__ union {
@@ -189,7 +190,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   };
 
   const RowSet::View rows = row_set.view();
-  for (int i = blockIdx.x; i < rows.size; i += gridDim.x) {
+  const bool b_sorted = args.b_rows_sorted();
+  for (int i = draw_row(draws, rows.size); i >= 0; i = draw_row(draws, rows.size)) {
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -198,8 +200,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     if (reuse && known_column_range(args, out, len, lo, hi) &&
         fill_windows(row, out, len, lo, hi) == len)
       continue;
-    product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
-                                                           window, temp.reduce, lo, hi);
+    product_column_range<Addend, Offset, Col, BlockReduce>(
+        args.A, args.B, args.D, row, lanes, window, b_sorted, temp.reduce, lo, hi);
     fill_windows(row, out, len, lo, hi);
   }
 }
@@ -287,7 +289,8 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       const size_t smem = sizeof(Value) * window + window / 8;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, s.dense_draws, window, lanes,
+                                                         reuse);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -279,7 +279,7 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
                                                ColumnWindow window = {}) {
   if constexpr (Ordered) {
     auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
-    const bool b_sorted = args.b_disorder && *args.b_disorder == 0;
+    const bool b_sorted = args.b_rows_sorted();
     if (b_sorted && whole_b_rows_pay(args, row, rank, threads, scratch.partial))
       add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
     else

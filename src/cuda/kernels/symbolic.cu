@@ -60,11 +60,12 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   if (finish.post.words > 0) post_to_host(finish.post);
 }
 
-// One block per long row: a bitmask over windows of the row's column range.
+// One block per long row (drawn from `draws`, draw_row): a bitmask over
+// windows of the row's column range.
 template <bool Addend, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                          RowSet row_set, int window_words, int lanes,
+                          RowSet row_set, unsigned* draws, int window_words, int lanes,
                           Offset* __restrict__ row_nnz) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
@@ -73,11 +74,11 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   const int window = window_words * 32;
 
   const RowSet::View rows = row_set.view();
-  for (int i = blockIdx.x; i < rows.size; i += gridDim.x) {
+  for (int i = draw_row(draws, rows.size); i >= 0; i = draw_row(draws, rows.size)) {
     const int row = rows[i];
     int lo, hi;
-    product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window, temp, lo,
-                                                           hi);
+    product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window,
+                                                           /*b_sorted=*/false, temp, lo, hi);
     int count = 0;  // per thread; summed at the end
     for (long long w0 = lo; w0 <= hi; w0 += window) {
       // only the words the row's column span reaches in this window
@@ -128,8 +129,8 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, static_cast<int>(smem / 4),
-                                                         lanes, row_nnz);
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, s.dense_draws,
+                                                         static_cast<int>(smem / 4), lanes, row_nnz);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }

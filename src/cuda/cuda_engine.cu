@@ -57,7 +57,7 @@ struct Summary {
   int longest_row;        // small products: nnz of C's longest row
   unsigned b_disorder;    // where examined: B has a row whose columns do not strictly increase
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
-  unsigned int dense_draws;           // the dense bins' row counter (binning.cuh's draw_row)
+  unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
 
@@ -236,7 +236,7 @@ class CudaEngine final : public Engine {
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1, nullptr,
-                         &summary->dense_draws};
+                         summary->draws};
     return host.nnz;
   }
 
@@ -329,7 +329,7 @@ class CudaEngine final : public Engine {
     bin_rows(sizes_from_terms(buffers_.terms), rows, symbolic_layout_.thresholds,
              &summary->symbolic, buffers_.symbolic_rows, ctx_.stream());
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, nullptr, -1, nullptr,
-                          &summary->dense_draws};
+                          summary->draws};
   }
 
   // The bin a product is tried in without knowing its statistics, and the

@@ -56,23 +56,25 @@ struct RowSet {
   const int* binned = nullptr;
   int all_rows = 0;
   const int* live_rows = nullptr;
+  unsigned* draws = nullptr;  // binned: the bin's counter for draw_row
 
-  static RowSet of_bin(const BinCounts* counts, int bin, const int* binned) {
-    return {counts, bin, binned, 0, nullptr};
+  static RowSet of_bin(const BinCounts* counts, int bin, const int* binned, unsigned* draws) {
+    return {counts, bin, binned, 0, nullptr, draws};
   }
   static RowSet all(int rows, const int* live_rows) {
-    return {nullptr, 0, nullptr, rows, live_rows};
+    return {nullptr, 0, nullptr, rows, live_rows, nullptr};
   }
 
   // On the device: the set's size and its i-th row, read once per kernel.
   struct View {
     const int* list;  // nullptr: row i is i
     int size;
+    unsigned* draws;
     __device__ __forceinline__ int operator[](int i) const { return list ? list[i] : i; }
   };
   __device__ __forceinline__ View view() const {
-    if (!counts) return {nullptr, live_rows ? min(*live_rows, all_rows) : all_rows};
-    return {binned + bin_begin(counts, bin), counts->count[bin]};
+    if (!counts) return {nullptr, live_rows ? min(*live_rows, all_rows) : all_rows, nullptr};
+    return {binned + bin_begin(counts, bin), counts->count[bin], draws};
   }
 };
 
@@ -96,5 +98,25 @@ __device__ __forceinline__ int draw_row(unsigned* counter, int rows) {
   __syncthreads();
   return drawn;
 }
+
+// The indices in a set of the rows one group of a kernel takes, one after
+// the other (-1: none left): a group that is a whole block (Drawn) draws
+// them where the set has a counter (binned rows); otherwise the group takes
+// every `step`-th from its own first, `own`.
+template <bool Drawn>
+struct RowTurns {
+  RowSet::View rows;
+  int own;
+  int step;
+  __device__ __forceinline__ bool drawn() const { return Drawn && rows.draws; }
+  __device__ __forceinline__ int first() const {
+    if (drawn()) return draw_row(rows.draws, rows.size);
+    return own < rows.size ? own : -1;
+  }
+  __device__ __forceinline__ int next(int i) const {
+    if (drawn()) return draw_row(rows.draws, rows.size);
+    return i + step < rows.size ? i + step : -1;
+  }
+};
 
 }  // namespace spgemm::cuda

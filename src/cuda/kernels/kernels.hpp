@@ -52,7 +52,7 @@ struct Schedule {
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
   const int* live_rows = nullptr;
-  unsigned* dense_draws = nullptr;  // binned: the dense bin's row counter (draw_row)
+  unsigned* draws = nullptr;  // binned: a row counter per bin (draw_row), zeroed
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others
@@ -82,7 +82,9 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
   int launch = 0;
   auto visit = [&](int bin) {
     const int n = s.host_counts ? s.host_counts->count[bin] : rows;
-    if (n > 0) f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows), n, streams.of(launch++));
+    if (n > 0)
+      f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, s.draws ? s.draws + bin : nullptr), n,
+        streams.of(launch++));
   };
   for (int bin = layout.dense_bin(); bin >= 0; --bin) visit(bin);
   for (int bin = layout.dense_bin() + 1; bin < layout.bins(); ++bin) visit(bin);

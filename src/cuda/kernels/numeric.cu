@@ -72,7 +72,9 @@ __global__ void __launch_bounds__(max_block_threads(G))
   };
 
   const RowSet::View rows = row_set.view();
-  for (int i = blockIdx.x * per_block + slot; i < rows.size; i += gridDim.x * per_block) {
+  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
+                                          static_cast<int>(gridDim.x) * per_block};
+  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -119,14 +121,14 @@ __global__ void __launch_bounds__(max_block_threads(G))
   }
 }
 
-// One block per long row (drawn from `draws`, draw_row): a dense value array
-// with a bitmask over windows of the row's column range; each window is
-// compacted in column order. reuse: the range may be read from C's first and
-// last column (known_columns.cuh).
+// One block per long row (drawn, binning.cuh's RowTurns): a dense value
+// array with a bitmask over windows of the row's column range; each window
+// is compacted in column order. reuse: the range may be read from C's first
+// and last column (known_columns.cuh).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
-    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, unsigned* draws,
-                         int window, int lanes, bool reuse) {
+    dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
+                         int lanes, bool reuse) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
   __shared__ union {
@@ -191,7 +193,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 
   const RowSet::View rows = row_set.view();
   const bool b_sorted = args.b_rows_sorted();
-  for (int i = draw_row(draws, rows.size); i >= 0; i = draw_row(draws, rows.size)) {
+  const RowTurns<true> turns{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
@@ -289,8 +292,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       const size_t smem = sizeof(Value) * window + window / 8;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, s.dense_draws, window, lanes,
-                                                         reuse);
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -34,7 +34,9 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   const SharedHashSet set{keys, log2_table};
 
   const RowSet::View rows = row_set.view();
-  for (int i = blockIdx.x * per_block + slot; i < rows.size; i += gridDim.x * per_block) {
+  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
+                                          static_cast<int>(gridDim.x) * per_block};
+  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
     if (rank == 0) *counter = 0;
@@ -60,12 +62,12 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   if (finish.post.words > 0) post_to_host(finish.post);
 }
 
-// One block per long row (drawn from `draws`, draw_row): a bitmask over
+// One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
 // windows of the row's column range.
 template <bool Addend, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                          RowSet row_set, unsigned* draws, int window_words, int lanes,
+                          RowSet row_set, int window_words, int lanes,
                           Offset* __restrict__ row_nnz) {
   using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
@@ -74,7 +76,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   const int window = window_words * 32;
 
   const RowSet::View rows = row_set.view();
-  for (int i = draw_row(draws, rows.size); i >= 0; i = draw_row(draws, rows.size)) {
+  const RowTurns<true> turns{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     int lo, hi;
     product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window,
@@ -129,8 +132,8 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, s.dense_draws,
-                                                         static_cast<int>(smem / 4), lanes, row_nnz);
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, static_cast<int>(smem / 4),
+                                                         lanes, row_nnz);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -182,7 +182,11 @@ inline constexpr int kRankSortMaxEntries = 64;
 inline constexpr int kAnalysisLanes = 8;
 
 // Threads per block of the dense-window (long row) kernels: one row per
-// block, all of the block's shared memory for the window.
+// block, all of the block's shared memory for the window. Half as many
+// threads (half the turns per batch of the ordered adds), with 4, 8 or 16
+// stashed steps, lost on every long-row input measured, as did two blocks
+// of 512 per SM with half the window each (numeric rmat:16:16 22.3 ms here
+// against 24.9-27.5; H100, docs/performance.md, eleventh session).
 inline constexpr int kDenseBlockThreads = 1024;
 
 // Small products, where launches and not work set the time (every code in

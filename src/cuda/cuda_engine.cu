@@ -75,17 +75,19 @@ struct PlusOffsets {
 
 // analyze's buffers, carved from one allocation (each pool allocation costs
 // the host about a microsecond, which small products feel): the summary, the
-// rows of both phases' bins, and the terms of every row of C (the analysis
-// counts them; both phases bin by them).
+// rows of both phases' bins, the terms of every row of C (the analysis
+// counts them; both phases bin by them) and the width of their columns'
+// range (TermCount::spans; the symbolic phase's binning may use it).
 class AnalysisBuffers {
  public:
   Summary* summary = nullptr;
   int* symbolic_rows = nullptr;
   int* numeric_rows = nullptr;
   int* terms = nullptr;
+  int* spans = nullptr;
 
   static size_t bytes(int rows) {
-    return Arena::round_up(sizeof(Summary)) + 3 * Arena::round_up(sizeof(int) * rows);
+    return Arena::round_up(sizeof(Summary)) + 4 * Arena::round_up(sizeof(int) * rows);
   }
   // Gives back the previous buffers first (never two at once).
   void reallocate(Context& ctx, int rows) {
@@ -93,7 +95,7 @@ class AnalysisBuffers {
     unsigned char* at = block_.get();
     summary = reinterpret_cast<Summary*>(at);
     at += Arena::round_up(sizeof(Summary));
-    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms};
+    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans};
     for (int** array : arrays) {
       *array = reinterpret_cast<int*>(at);
       at += Arena::round_up(sizeof(int) * rows);
@@ -188,6 +190,10 @@ class CudaEngine final : public Engine {
     terms.gate_max_row = speculative.gate_max_row;
     b_order_examined_ = whole_b_rows_may_pay(*in.B);
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
+    // spans bound the binned symbolic phase's tables; a speculative small
+    // product is not binned
+    spans_counted_ = b_order_examined_ && bin < 0;
+    if (spans_counted_) terms.spans = buffers_.spans;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
@@ -231,7 +237,7 @@ class CudaEngine final : public Engine {
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(sizes_from_offsets(offsets, buffers_.terms), rows,
-             numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
+             bin_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
              buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
@@ -326,7 +332,10 @@ class CudaEngine final : public Engine {
       }
     }
     Summary* summary = buffers_.summary;
-    bin_rows(sizes_from_terms(buffers_.terms), rows, symbolic_layout_.thresholds,
+    const RowSizes sizes =
+        spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
+                       : sizes_from_terms(buffers_.terms);
+    bin_rows(sizes, rows, bin_thresholds(symbolic_layout_, rows, ctx_.limits()),
              &summary->symbolic, buffers_.symbolic_rows, ctx_.stream());
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, nullptr, -1, nullptr,
                           summary->draws};
@@ -454,6 +463,7 @@ class CudaEngine final : public Engine {
   BinLayout numeric_layout_;
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (whole_b_rows_may_pay)
+  bool spans_counted_ = false;     // by analyze (TermCount::spans)
   AnalysisBuffers buffers_;
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;

@@ -309,6 +309,12 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
   if (long_rows) {
     const auto hub = generate("hub:20000");
     cases.emplace_back("hub:20000 + D", hub, hub, uniform_random(20000, 20000, 20, 47));
+    // binned rows of 169 terms in 25 columns, each with 40 of D's entries
+    // outside them: the symbolic phase's tables are bounded by the columns'
+    // range only if D's columns count in it (binning.cuh's RowSizes)
+    const auto band = generate("banded:70000:6");
+    cases.emplace_back("banded:70000:6 + D outside the band", band, band,
+                       uniform_random(70000, 70000, 40, 48));
   }
   return cases;
 }

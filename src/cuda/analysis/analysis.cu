@@ -41,6 +41,7 @@ struct CountArgs {
   ProductStats* stats;
   int gate_max_row;
   unsigned* b_disorder;  // nullptr: B's order not examined
+  int* spans;            // nullptr: not asked for (TermCount::spans)
 };
 
 template <class Offset>
@@ -56,9 +57,22 @@ __device__ __forceinline__ void clamped_row(const Pattern<Offset, Col>& m, Offse
   end = clamp_to(m.end(row), begin, nnz);
 }
 
-// This lane's share of the terms of `row` (lanes 0 .. c.lanes - 1).
+// The least and greatest column a lane has seen (TermCount::spans).
+struct ColumnRange {
+  long long lo = LLONG_MAX;
+  long long hi = LLONG_MIN;
+  __device__ void add(long long col) { merge(col, col); }
+  __device__ void merge(long long other_lo, long long other_hi) {
+    lo = other_lo < lo ? other_lo : lo;
+    hi = other_hi > hi ? other_hi : hi;
+  }
+};
+
+// This lane's share of the terms of `row` (lanes 0 .. c.lanes - 1), and
+// with c.spans the columns at the ends of its rows of B and D's columns.
 template <class Offset, class Col>
-__device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lane) {
+__device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lane,
+                               ColumnRange& range) {
   Offset begin, end;
   clamped_row(c.A, c.a_nnz, row, begin, end);
   long long terms = 0;
@@ -68,11 +82,17 @@ __device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lan
     Offset b_begin, b_end;
     clamped_row(c.B, c.b_nnz, k, b_begin, b_end);
     terms += b_end - b_begin;
+    if (c.spans && b_end > b_begin) {
+      range.add(c.B.col(b_begin));
+      range.add(c.B.col(b_end - 1));
+    }
   }
   if (c.D.offsets && lane == 0) {
     Offset d_begin, d_end;
     clamped_row(c.D, c.d_nnz, row, d_begin, d_end);
     terms += d_end - d_begin;
+    if (c.spans)
+      for (Offset d = d_begin; d < d_end; ++d) range.add(c.D.col(d));
   }
   return terms;
 }
@@ -123,12 +143,21 @@ __global__ void __launch_bounds__(kThreads)
   for (long long t = thread; t < threads; t += stride) {
     const int row = static_cast<int>(t / c.lanes);
     const int lane = static_cast<int>(t % c.lanes);
-    long long terms = row < c.rows ? row_terms(c, row, lane) : 0;
-    for (int d = c.lanes / 2; d > 0; d /= 2)
+    ColumnRange range;
+    long long terms = row < c.rows ? row_terms(c, row, lane, range) : 0;
+    for (int d = c.lanes / 2; d > 0; d /= 2) {
       terms += __shfl_down_sync(0xffffffffu, terms, d, c.lanes);
+      if (c.spans)
+        range.merge(__shfl_down_sync(0xffffffffu, range.lo, d, c.lanes),
+                    __shfl_down_sync(0xffffffffu, range.hi, d, c.lanes));
+    }
     if (row < c.rows && lane == 0) {
       const int size = terms > INT_MAX ? INT_MAX : static_cast<int>(terms);
       c.sizes[row] = size;
+      if (c.spans) {
+        const long long width = range.hi >= range.lo ? range.hi - range.lo + 1 : 0;
+        c.spans[row] = width > INT_MAX ? INT_MAX : static_cast<int>(width);
+      }
       total += terms;
       most = max(most, size);
     }
@@ -193,7 +222,7 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
          lanes_for(in.A->rows, in.A->nnz, kAnalysisLanes), terms->sizes, terms->stats,
-         terms->gate_max_row, terms->b_disorder};
+         terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr};
     work = std::max(work, static_cast<int64_t>(c.rows) * c.lanes);
     if (c.b_disorder) work = std::max(work, static_cast<int64_t>(c.b_rows) * 32);
   }

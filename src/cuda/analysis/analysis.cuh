@@ -52,6 +52,12 @@ struct TermCount {
   // not strictly increase (unsorted or repeated; both valid input), which
   // rules out the numeric phase's whole rows of B (kernels/ordered_loop.cuh).
   unsigned* b_disorder = nullptr;
+  // If set (with b_disorder): spans[row] = the width of the column range
+  // from the least first column to the greatest last column of the rows of
+  // B that `row` of A names (and D's columns), saturated at INT_MAX. Where
+  // b_disorder reads 0 every row of B lies within its ends, so the row of C
+  // has at most that many entries (binning.cuh's RowSizes).
+  int* spans = nullptr;
 };
 
 // One launch: the checks of `count` operands into found[0, count) (device

@@ -8,7 +8,10 @@ namespace {
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
-  if (s.sizes) return s.sizes[row];
+  if (s.sizes) {
+    const int size = s.sizes[row];
+    return s.spans && *s.b_disorder == 0 ? min(size, s.spans[row]) : size;
+  }
   if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];
   return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
 }

@@ -18,13 +18,22 @@ namespace spgemm::cuda {
 
 // Where a row's size comes from: an array (the terms, symbolic phase), or
 // C's row offsets (numeric phase); and its terms, which pick the sort bins.
+// With spans (symbolic phase), a sizes[row] above spans[row] is taken as
+// that where *b_disorder reads 0 (analysis.cuh's TermCount::spans): a row
+// of many terms within few columns (banded:500000:16, 1089 terms within 65
+// columns) then gets a table for its columns, not its terms.
 struct RowSizes {
   const int* sizes = nullptr;          // sizes[row], or
   const int32_t* offsets32 = nullptr;  // offsets[row + 1] - offsets[row], or
   const int64_t* offsets64 = nullptr;  // the same with 64-bit offsets
   const int* terms = nullptr;          // terms[row]
+  const int* spans = nullptr;
+  const unsigned* b_disorder = nullptr;
 };
-inline RowSizes sizes_from_terms(const int* terms) { return {terms, nullptr, nullptr, terms}; }
+inline RowSizes sizes_from_terms(const int* terms, const int* spans = nullptr,
+                                 const unsigned* b_disorder = nullptr) {
+  return {terms, nullptr, nullptr, terms, spans, b_disorder};
+}
 inline RowSizes sizes_from_offsets(const int32_t* offsets, const int* terms) {
   return {nullptr, offsets, nullptr, terms};
 }

@@ -109,7 +109,9 @@ inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
 inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
-// In the numeric phase a row's table is sized by its nnz, but its work is
+// In the numeric phase a row's table is sized by its nnz (in the symbolic
+// phase, where B's rows are sorted, by the width of its columns' range if
+// that is less than its terms: binning.cuh's RowSizes), but its work is
 // its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
 // terms on average, 1651 rows) would have one warp step through all its
 // terms, and with few such rows the device holds a dozen warps per SM.
@@ -307,8 +309,8 @@ struct HashBinLaunch {
 // The bins usable on this device for slots of entry_bytes each (4 in the
 // symbolic phase: keys; 4 + sizeof(Value) in the numeric phase, where the
 // ordered adds' scratch for row offsets of offset_bytes must fit beside the
-// tables); in the numeric phase with the sort bins and the move of rows of
-// many terms to a block.
+// tables); in the numeric phase with the sort bins; in both with the move of
+// rows of many terms to a block.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   BinThresholds thresholds;  // with the sort bins' terms
@@ -325,9 +327,9 @@ struct BinLayout {
   }
 };
 
-// The thresholds of the numeric binning of a C with `rows` rows: without the
-// move to a block bin for C of many rows (kBlockRowsPerSM).
-BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
+// The thresholds of the binning of a C with `rows` rows: without the move
+// to a block bin for C of many rows (kBlockRowsPerSM).
+BinThresholds bin_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
 
 enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,

@@ -190,9 +190,12 @@ class CudaEngine final : public Engine {
     terms.gate_max_row = speculative.gate_max_row;
     b_order_examined_ = whole_b_rows_may_pay(*in.B);
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
-    // spans bound the binned symbolic phase's tables; a speculative small
-    // product is not binned
-    spans_counted_ = b_order_examined_ && bin < 0;
+    // spans bound the binned symbolic phase's tables (a speculative small
+    // product is not binned), where C has rows enough for warps to fill
+    // the device (configs/bins.hpp's kSpanMinRowsPerSM)
+    spans_counted_ = b_order_examined_ && bin < 0 &&
+                     static_cast<long long>(rows) >
+                         static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
     if (spans_counted_) terms.spans = buffers_.spans;
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {

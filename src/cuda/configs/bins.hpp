@@ -125,6 +125,17 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 inline constexpr int kBlockRowTerms = 1024;
 inline constexpr int kBlockRowsPerSM = 256;
 
+// The symbolic phase sizes a row's table by the width of its columns' range
+// where that is less than its terms (binning.cuh's RowSizes): a smaller
+// table, and often a warp instead of a block. The analysis finds the ranges
+// at two more loads per entry of A, and only for C with more than this
+// many rows per SM: with fewer, the smaller bins' fewer threads per row
+// cost more than the smaller tables save (H100 fp64, symbolic phase:
+// banded:500000:16 2.55 -> 1.93 ms, landmark 2.19 -> 1.80, bcsstk33 0.20
+// -> 0.17, but orani678, 2529 rows, 0.12 -> 0.15; analysis of rmat:16:16,
+// whose ranges span all columns, 0.28 -> 0.42 ms).
+inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
+
 // Steps of its terms a warp stashes in registers (slots found, values
 // multiplied) before it waits for its turn to add them in the deterministic
 // numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and

@@ -109,9 +109,7 @@ inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
 inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
-// In the numeric phase a row's table is sized by its nnz (in the symbolic
-// phase, where B's rows are sorted, by the width of its columns' range if
-// that is less than its terms: binning.cuh's RowSizes), but its work is
+// In the numeric phase a row's table is sized by its nnz, but its work is
 // its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
 // terms on average, 1651 rows) would have one warp step through all its
 // terms, and with few such rows the device holds a dozen warps per SM.
@@ -127,10 +125,11 @@ inline constexpr int kBlockRowsPerSM = 256;
 
 // The symbolic phase sizes a row's table by the width of its columns' range
 // where that is less than its terms (binning.cuh's RowSizes): a smaller
-// table, and often a warp instead of a block. The analysis finds the ranges
-// at two more loads per entry of A, and only for C with more than this
-// many rows per SM: with fewer, the smaller bins' fewer threads per row
-// cost more than the smaller tables save (H100 fp64, symbolic phase:
+// table, and often a warp instead of a block (the move above does not
+// apply: the ranges are only found for C of many rows). The analysis finds
+// the ranges at two more loads per entry of A, and only for C with more
+// than this many rows per SM: with fewer, the smaller bins' fewer threads
+// per row cost more than the smaller tables save (H100 fp64, symbolic phase:
 // banded:500000:16 2.55 -> 1.93 ms, landmark 2.19 -> 1.80, bcsstk33 0.20
 // -> 0.17, but orani678, 2529 rows, 0.12 -> 0.15; analysis of rmat:16:16,
 // whose ranges span all columns, 0.28 -> 0.42 ms).
@@ -320,8 +319,8 @@ struct HashBinLaunch {
 // The bins usable on this device for slots of entry_bytes each (4 in the
 // symbolic phase: keys; 4 + sizeof(Value) in the numeric phase, where the
 // ordered adds' scratch for row offsets of offset_bytes must fit beside the
-// tables); in the numeric phase with the sort bins; in both with the move of
-// rows of many terms to a block.
+// tables); in the numeric phase with the sort bins and the move of rows of
+// many terms to a block.
 struct BinLayout {
   std::vector<HashBinLaunch> hash;
   BinThresholds thresholds;  // with the sort bins' terms
@@ -338,9 +337,9 @@ struct BinLayout {
   }
 };
 
-// The thresholds of the binning of a C with `rows` rows: without the move
-// to a block bin for C of many rows (kBlockRowsPerSM).
-BinThresholds bin_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
+// The thresholds of the numeric binning of a C with `rows` rows: without the
+// move to a block bin for C of many rows (kBlockRowsPerSM).
+BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
 
 enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,

@@ -27,7 +27,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     const size_t ordered_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
     const size_t static_smem = numeric && !block ? scratch : 0;
     if (ordered_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
-    if (block && layout.thresholds.block_bin < 0) {
+    if (numeric && block && layout.thresholds.block_bin < 0) {
       layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
       layout.thresholds.block_terms = kBlockRowTerms;
     }
@@ -41,7 +41,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
   return layout;
 }
 
-BinThresholds bin_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits) {
+BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits) {
   BinThresholds t = layout.thresholds;
   if (static_cast<long long>(rows) > static_cast<long long>(kBlockRowsPerSM) * limits.sm_count)
     t.block_bin = -1;

@@ -203,8 +203,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     if (reuse && known_column_range(args, out, len, lo, hi) &&
         fill_windows(row, out, len, lo, hi) == len)
       continue;
-    product_column_range<Addend, Offset, Col, BlockReduce>(
-        args.A, args.B, args.D, row, lanes, window, b_sorted, temp.reduce, lo, hi);
+    product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
+                                                           window, b_sorted, temp.reduce, lo, hi);
     fill_windows(row, out, len, lo, hi);
   }
 }

@@ -80,6 +80,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     int lo, hi;
+    // B's order is not passed here: a bitmask window of the whole shared
+    // memory covers ~1.8 M columns, so the range pass runs only for wider B
     product_column_range<Addend, Offset, Col, BlockReduce>(A, B, D, row, lanes, window,
                                                            /*b_sorted=*/false, temp, lo, hi);
     int count = 0;  // per thread; summed at the end

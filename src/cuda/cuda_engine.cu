@@ -1,7 +1,8 @@
 // The GPU pipeline of one product, two-phase Gustavson with binning:
 //   analyze:  terms per row (analysis/) -> rows binned by terms (binning/)
-//   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> 64-bit total and
-//             in-place scan into C's row offsets (CUB) -> rows re-binned by
+//   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> one in-place
+//             scan into C's row offsets, summed in 64 bits, whose last sum
+//             is nnz(C) (CUB) -> rows re-binned by
 //             their exact nnz for the numeric phase -> ONE readback of a
 //             small summary (nnz(C) and the numeric bin counts): the only
 //             host synchronization of a large product
@@ -18,7 +19,10 @@
 // input checks found nothing; symbolic's readback brings the verdict, and a
 // product that was not small after all goes the general way from there.
 // Otherwise analyze reads back the input checks' verdict when it runs them
-// and, for C with few rows, the products' total and maximum.
+// and, for C with few rows, the products' total and maximum; that readback
+// also brings the symbolic bins' counts, so that the symbolic phase then
+// launches only the bins with rows, with exact grids (without it, every bin
+// is launched and its kernel reads its count on the device).
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
@@ -34,8 +38,8 @@
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
 
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -67,10 +71,19 @@ struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
 
-// Shifts an exclusive scan by the index base, so C's offsets come out in it.
+// Where the scan of row counts puts its 64-bit prefix sums: C's offset of
+// every row, and, from the last (the total past the last row, which has no
+// count), nnz(C) without the index base.
 template <class Offset>
-struct PlusOffsets {
-  __host__ __device__ Offset operator()(Offset a, Offset b) const { return a + b; }
+struct OffsetsAndTotal {
+  Offset* offsets;
+  int rows;
+  long long base;
+  long long* total;
+  __host__ __device__ void operator()(long long i, long long prefix) const {
+    offsets[i] = static_cast<Offset>(prefix);
+    if (i == rows) *total = prefix - base;
+  }
 };
 
 // analyze's buffers, carved from one allocation (each pool allocation costs
@@ -203,13 +216,19 @@ class CudaEngine final : public Engine {
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
       return;
     }
+    // The rows are binned before any readback, which then brings the bins'
+    // counts too: the symbolic phase launches only bins with rows, with
+    // exact grids (a product found small after all wasted the binning).
+    bin_symbolic(rows);
     if (count == 0 && !few_rows) {
-      schedule_symbolic(rows, nullptr);
+      schedule_binned(nullptr);
       return;
     }
     const Summary host = ctx_.read_back(summary);
     report_csr_defects<Offset, Col>(checks, count, host.checks);
-    schedule_symbolic(rows, few_rows ? &host.products : nullptr);
+    if (few_rows && schedule_small(rows, host.products)) return;
+    symbolic_counts_ = host.symbolic;
+    schedule_binned(&symbolic_counts_);
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
@@ -224,7 +243,10 @@ class CudaEngine final : public Engine {
       deferred_.count = 0;
       symbolic_schedule_.live_rows = nullptr;
       if (host.products.small_rows > 0) return small_nnz(host, rows);
-      schedule_symbolic(rows, &host.products);  // what analyze would have chosen
+      if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
+        bin_symbolic(rows);
+        schedule_binned(nullptr);
+      }
     }
     if (symbolic_schedule_.single_bin >= 0)
       return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
@@ -323,24 +345,32 @@ class CudaEngine final : public Engine {
     return host.nnz;
   }
 
-  // The symbolic schedule from the products' statistics if known (small
-  // products: one bin, configs/bins.hpp), otherwise the rows binned by their
-  // terms (which the analysis counted).
-  void schedule_symbolic(int rows, const ProductStats* stats) {
-    if (stats && stats->total <= kSmallMaxProducts) {
-      const int bin = small_bin(symbolic_layout_, rows, stats->max);
-      if (bin >= 0 && small_bin(numeric_layout_, rows, stats->max) >= 0) {
-        symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-        return;
-      }
-    }
+  // A small product's symbolic schedule, one bin over all rows, if its
+  // statistics make it one (configs/bins.hpp); otherwise false.
+  bool schedule_small(int rows, const ProductStats& stats) {
+    if (stats.total > kSmallMaxProducts) return false;
+    const int bin = small_bin(symbolic_layout_, rows, stats.max);
+    if (bin < 0 || small_bin(numeric_layout_, rows, stats.max) < 0) return false;
+    symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
+    return true;
+  }
+
+  // The rows binned for the symbolic phase by their terms (which the
+  // analysis counted), or by their columns' range where that is narrower.
+  void bin_symbolic(int rows) {
     Summary* summary = buffers_.summary;
     const RowSizes sizes =
         spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
                        : sizes_from_terms(buffers_.terms);
     bin_rows(sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
-    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, nullptr, -1, nullptr,
+  }
+
+  // The schedule of the binned rows; with the bins' counts on the host
+  // where they were read back.
+  void schedule_binned(const BinCounts* host_counts) {
+    Summary* summary = buffers_.summary;
+    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1, nullptr,
                           summary->draws};
   }
 
@@ -421,32 +451,32 @@ class CudaEngine final : public Engine {
   }
 
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not
-  // wrapped), then the row counts become row offsets in place, starting at
-  // C's index base.
+  // wrapped), and the row counts become row offsets in place, starting at
+  // C's index base: one exclusive scan with a 64-bit sum over the counts and
+  // the 0 past the last row (rows without products and offsets[rows] were
+  // zeroed before the symbolic kernels).
   void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
                       cudaStream_t stream) {
-    size_t reduce_bytes = total_and_scan_temp_bytes(rows), scan_bytes = reduce_bytes;
-    DeviceBuffer<unsigned char> temp(ctx_, reduce_bytes);
-    cub_total_and_scan(temp.get(), reduce_bytes, scan_bytes, offsets, rows, base, total, stream);
+    size_t bytes = total_and_scan_temp_bytes(rows);
+    DeviceBuffer<unsigned char> temp(ctx_, bytes);
+    cub_total_and_scan(temp.get(), bytes, offsets, rows, base, total, stream);
   }
 
-  // The CUB calls of total_and_scan. temp == nullptr: CUB only stores the
-  // scratch each needs, which is how both the run and workspace_bytes size it.
-  static void cub_total_and_scan(void* temp, size_t& reduce_bytes, size_t& scan_bytes,
-                                 Offset* offsets, int rows, Offset base, long long* total,
-                                 cudaStream_t stream) {
-    SPGEMM_CUDA_CHECK(cub::DeviceReduce::Reduce(temp, reduce_bytes, offsets, total, rows, Sum64{},
-                                                0LL, stream));
-    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, scan_bytes, offsets, offsets,
-                                                     PlusOffsets<Offset>{}, base, rows + 1,
+  // The CUB call of total_and_scan. temp == nullptr: CUB only stores the
+  // scratch it needs, which is how both the run and workspace_bytes size it.
+  static void cub_total_and_scan(void* temp, size_t& bytes, Offset* offsets, int rows,
+                                 Offset base, long long* total, cudaStream_t stream) {
+    const auto out = thrust::make_tabulate_output_iterator(
+        OffsetsAndTotal<Offset>{offsets, rows, static_cast<long long>(base), total});
+    SPGEMM_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, bytes, offsets, out, Sum64{},
+                                                     static_cast<long long>(base), rows + 1,
                                                      stream));
   }
 
   static size_t total_and_scan_temp_bytes(int rows) {
-    size_t reduce_bytes = 0, scan_bytes = 0;
-    cub_total_and_scan(nullptr, reduce_bytes, scan_bytes, nullptr, rows, Offset(0), nullptr,
-                       nullptr);
-    return std::max(reduce_bytes, scan_bytes);
+    size_t bytes = 0;
+    cub_total_and_scan(nullptr, bytes, nullptr, rows, Offset(0), nullptr, nullptr);
+    return bytes;
   }
 
   // C's arrays the last numeric phase since the symbolic phase wrote to:
@@ -468,6 +498,7 @@ class CudaEngine final : public Engine {
   bool b_order_examined_ = false;  // by analyze (whole_b_rows_may_pay)
   bool spans_counted_ = false;     // by analyze (TermCount::spans)
   AnalysisBuffers buffers_;
+  BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
   Schedule symbolic_schedule_;

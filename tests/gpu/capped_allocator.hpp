@@ -1,6 +1,8 @@
 // A device allocator for spgemmSetDeviceAllocator that refuses to hold more
 // than `cap` bytes at once and checks that everything it hands out comes
-// back, with the right size, and that it is asked on the expected stream.
+// back, with the right size, and that it is asked on the expected stream;
+// it records what each allocation brought the total to (a cap one byte
+// below that refuses that allocation in a run that asks the same).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <vector>
 
 namespace spgemm_test {
 
@@ -22,6 +25,7 @@ struct CappedAllocator {
   bool wrong_stream = false;
   bool bad_free = false;
   std::map<void*, size_t> live;
+  std::vector<size_t> reached;  // the bytes held after each granted allocation, in order
 
   static int alloc(void* user, void** ptr, size_t bytes, cudaStream_t s) {
     auto& self = *static_cast<CappedAllocator*>(user);
@@ -35,6 +39,7 @@ struct CappedAllocator {
     ++self.allocations;
     self.outstanding += bytes;
     self.peak = std::max(self.peak, self.outstanding);
+    self.reached.push_back(self.outstanding);
     return 0;
   }
   static void free(void* user, void* ptr, size_t bytes, cudaStream_t s) {

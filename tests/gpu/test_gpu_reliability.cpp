@@ -1,8 +1,8 @@
 // Reliability on the GPU: input checks (every defect refused before a kernel
 // reads the matrix, the plan still usable after), unsorted rows and repeated
 // columns accepted, and exhausted memory at every allocation (a capped
-// allocator): ALLOC_FAILED, everything taken given back, and a retry with
-// more memory succeeds on the same plan.
+// allocator, refusing each allocation in turn): ALLOC_FAILED, everything
+// taken given back, and a retry with more memory succeeds on the same plan.
 #include "capped_allocator.hpp"
 #include "catch_main_skip.hpp"
 #include "compare.hpp"
@@ -15,6 +15,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace spgemm_test;
 
@@ -134,6 +135,7 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
 
     // Without a cap: the library's own accounting matches the allocator's.
     spgemm_ok(spgemmResetPeakMemoryUsage(handle.h), "reset");
+    allocator.reached.clear();
     check_product(handle.h, A, A, 2.0);
     size_t current = 1, peak = 0;
     spgemm_ok(spgemmGetMemoryUsage(handle.h, &current, &peak), "usage");
@@ -143,12 +145,15 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
     REQUIRE(allocator.peak > 0);
     const size_t needed = allocator.peak;
 
-    // Caps from 0 up to what the product needs: every run either succeeds or
-    // fails with ALLOC_FAILED in some phase, gives back everything, and the
-    // same plan then succeeds once the cap is lifted.
+    // Caps one byte short of each allocation of that run (the product asks
+    // the same on a new plan), and 0 and what it needs: every run either
+    // succeeds or fails with ALLOC_FAILED in some phase, gives back
+    // everything, and the same plan then succeeds once the cap is lifted.
+    std::vector<size_t> caps{0, needed};
+    for (const size_t reached : allocator.reached) caps.push_back(reached - 1);
     std::map<std::string, int> failures_by_phase;
-    for (int step = 0; step <= 40; ++step) {
-      allocator.cap = needed * static_cast<size_t>(step) / 40;
+    for (const size_t cap : caps) {
+      allocator.cap = cap;
       INFO("cap " << allocator.cap << " of " << needed);
       DeviceCsr<double> dA(A), dB(A);
       DeviceArray<int32_t> offsets(static_cast<size_t>(A.rows) + 1);

@@ -25,7 +25,10 @@ __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThres
   for (int b = 0; b < t.sort_bins; ++b)
     if (terms <= t.sort_terms[b]) return t.hash_bins + 1 + b;
   for (int b = 0; b < t.hash_bins; ++b)
-    if (size <= t.max_size[b]) return b < t.block_bin && terms >= t.block_terms ? t.block_bin : b;
+    if (size <= t.max_size[b]) {
+      if (terms >= t.heavy_terms) return t.hash_bins - 1;
+      return b < t.block_bin && terms >= t.block_terms ? t.block_bin : b;
+    }
   return t.hash_bins;
 }
 

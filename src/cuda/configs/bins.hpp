@@ -123,6 +123,18 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 inline constexpr int kBlockRowTerms = 1024;
 inline constexpr int kBlockRowsPerSM = 256;
 
+// A row of very many terms and few enough nnz for a hash table keeps its
+// block busy long after the others are done when C has few such rows:
+// orani678's 8 rows of 67 K terms and 2332 nnz each took one 512-thread
+// block apiece in the 4096 bin, 386 us, most of the numeric phase. Rows of
+// at least kHeavyRowTerms terms go to the last hash bin (the largest
+// blocks; its larger table costs little beside that many terms). H100
+// fp64, numeric: orani678 0.359 -> 0.299 ms, again 0.295 -> 0.241; none
+// of the 14 other inputs measured got slower by more than two runs of the
+// unchanged build differ (docs/performance.md, twelfth session); at 32768
+// terms orani678 gained the same.
+inline constexpr int kHeavyRowTerms = 16384;
+
 // The symbolic phase sizes a row's table by the width of its columns' range
 // where that is less than its terms (binning.cuh's RowSizes): a smaller
 // table, and often a warp instead of a block (the move above does not
@@ -299,6 +311,8 @@ struct BinThresholds {
   int sort_terms[kSortBinCount]{};
   int block_bin = -1;        // rows of a warp bin (below it) with at least
   int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
+  int heavy_terms = INT_MAX;  // rows of a hash bin with at least this many terms go to the
+                              // last hash bin (kHeavyRowTerms)
 
   __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
 };

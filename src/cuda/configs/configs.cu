@@ -35,9 +35,11 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     layout.hash.push_back({spec, smem, ordered_smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
-  if (phase == Phase::numeric)
+  if (phase == Phase::numeric) {
     for (const int terms : kSortBinTerms)
       layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = terms;
+    layout.thresholds.heavy_terms = kHeavyRowTerms;
+  }
   return layout;
 }
 

@@ -129,10 +129,11 @@ inline constexpr int kBlockRowsPerSM = 256;
 // block apiece in the 4096 bin, 386 us, most of the numeric phase. Rows of
 // at least kHeavyRowTerms terms go to the last hash bin (the largest
 // blocks; its larger table costs little beside that many terms). H100
-// fp64, numeric: orani678 0.359 -> 0.299 ms, again 0.295 -> 0.241; none
-// of the 14 other inputs measured got slower by more than two runs of the
-// unchanged build differ (docs/performance.md, twelfth session); at 32768
-// terms orani678 gained the same.
+// fp64, numeric: orani678 0.359 -> 0.299 ms, again 0.295 -> 0.241; whole
+// pipeline, none of the 14 other inputs measured slower by more than 1%
+// but hub:60000:30000:3000:8 (8.39 ms, against 8.62 and 8.09 in two runs
+// without the move; docs/performance.md, twelfth session); at 32768 terms
+// orani678 gained the same.
 inline constexpr int kHeavyRowTerms = 16384;
 
 // The symbolic phase sizes a row's table by the width of its columns' range

@@ -151,6 +151,45 @@ TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", fl
                           TestType(0.75), "300 rows in blocks");
 }
 
+// Two paths of the first numeric phase, then the later phases' (C's columns
+// kept, or poisoned and computed again): rows whose columns span at most their hash table's slots are
+// mapped to slots directly and come out sorted (accumulators/direct_row.cuh;
+// banded:20000:40, rows of 81 nnz in warp tables, and banded:2000:150, 301
+// nnz in block tables; B's rows sorted); rows of 2049-8192 nnz of a B of
+// few columns go to the dense windows (configs/bins.hpp's
+// kDenseFirstMinNnz; uniform 4000 x 20000 with 60 a row times 20000 x 20000,
+// rows of about 3500 nnz).
+TEMPLATE_TEST_CASE("GPU first numeric phase by direct slots and dense windows", "[gpu]", float,
+                   double) {
+  Handle handle;
+  struct Case {
+    const char* name;
+    HostCsr<double> A, B;
+  };
+  const Case cases[] = {
+      {"banded:20000:40", generate("banded:20000:40"), generate("banded:20000:40")},
+      {"banded:2000:150", generate("banded:2000:150"), generate("banded:2000:150")},
+      {"uniform 4000 x 20000 * 20000 x 20000", uniform_random(4000, 20000, 60, 31),
+       uniform_random(20000, 20000, 60, 32)},
+  };
+  for (const Case& c : cases) {
+    auto A = convert_values<TestType>(c.A);
+    auto B = convert_values<TestType>(c.B);
+    DeviceProduct<TestType> product(handle.h, A, B);
+    // rounds: the first numeric phase; C's columns kept; C's columns poisoned
+    for (uint64_t round = 1; round <= 3; ++round) {
+      randomize_values(A, 400 + round);
+      randomize_values(B, 500 + round);
+      product.set_values(A, B);
+      const HostCsr<TestType> C = product.numeric(TestType(-1.25), round == 2);
+      const std::string diff = compare_csr(C, reference_spgemm(A, B, TestType(-1.25)),
+                                           default_rtol<TestType>());
+      INFO(c.name << " round " << round << ": " << diff);
+      CHECK(diff.empty());
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
                    double) {
   Handle handle;

@@ -315,6 +315,11 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
     const auto band = generate("banded:70000:6");
     cases.emplace_back("banded:70000:6 + D outside the band", band, band,
                        uniform_random(70000, 70000, 40, 48));
+    // rows of 41 columns, 16 of them D's alone on either side of A*B's: the
+    // numeric phase maps a row's columns straight to slots where its range
+    // fits the table (accumulators/direct_row.cuh) if D's columns count in it
+    cases.emplace_back("banded:70000:6 + D of a wider band", band, band,
+                       generate("banded:70000:20"));
   }
   return cases;
 }

@@ -133,7 +133,7 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
   }
 }
 
-// Columns [begin, end) of a dense window (numeric.cu): the ordered adds
+// Columns [begin, end) of a dense window (numeric.cuh): the ordered adds
 // number only the terms of B's entries there, found by a binary search in
 // each row of B, where B's rows are sorted (b_disorder reads 0). Empty
 // (end <= begin): every term, filtered by locate.

@@ -120,7 +120,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The schedule's kernels (compiled with or without D's loop, see numeric.cu).
+// The schedule's kernels (compiled with or without D's loop, see numeric.cuh).
 template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,

@@ -1,5 +1,10 @@
 // Numeric phase: the sorted columns and the values of every row of C.
+// Compiled once per value type, so that the types build in parallel:
+// CMakeLists.txt makes a source file per type from numeric_instance.cu.in.
+#pragma once
+
 #include "cuda/accumulators/dense_window.cuh"
+#include "cuda/accumulators/direct_row.cuh"
 #include "cuda/accumulators/hash_table.cuh"
 #include "cuda/accumulators/register_row.cuh"
 #include "cuda/binning/binning.cuh"
@@ -19,6 +24,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
+#include <cstdlib>
 
 namespace spgemm::cuda {
 
@@ -51,6 +57,11 @@ __global__ void __launch_bounds__(max_block_threads(G))
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashMap<Value> map{keys, values, log2_table};
+  int* block_ints = nullptr;  // blocks: a row's column range, or its warps' counts
+  if constexpr (G == Group::block) {
+    __shared__ int ints[32];
+    block_ints = ints;
+  }
   ChunkScratch<Offset> scratch{};
   if constexpr (Ordered && G == Group::warp) {  // blocks of a fixed size: static
     scratch = chunk_scratch<max_block_threads(G), Offset>();
@@ -95,8 +106,15 @@ __global__ void __launch_bounds__(max_block_threads(G))
       // missing terms: the table holds columns that are not the row's
       if (!known) clear();
     }
+    int lo = 0, hi = -1;
+    if (!known && args.b_rows_sorted())
+      sorted_row_range<G, Addend>(args, row, rank, threads, block_ints, lo, hi);
     if (known) {
       write_known_values(args, out, len, rank, threads, map);
+    } else if (hi >= lo && hi - lo < table) {
+      const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
+      accumulate(row, [&](int col) { return acc.claim(col); });
+      write_direct_row<G>(acc, hi - lo + 1, rank, threads, args, out, len, block_ints);
     } else {
       accumulate(row, [&](int col) { return map.claim(col); });
       int sort_length;
@@ -263,6 +281,12 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   }
 }
 
+// EXPERIMENT (to be removed): an integer from the environment.
+int exp_flag(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
@@ -282,17 +306,25 @@ template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
                  const Schedule& s, const LaunchStreams& streams) {
+  auto dense_kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
+  // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
+  const int window = static_cast<int>(dynamic_smem_limit(dense_kernel, limits) * 8 /
+                                      (8 * sizeof(Value) + 1)) /
+                     32 * 32;
+  // the first bin a first numeric phase gives the dense kernel
+  // (configs/bins.hpp's kDenseFirstMinNnz)
+  int first_dense_bin = layout.dense_bin();
+  if (args.B.num_cols <= static_cast<long long>(kDenseFirstMaxWindows) * window)
+    for (int bin = layout.dense_bin() - 1; bin >= 0; --bin)
+      if (layout.hash[bin].spec.max_size > exp_flag("SPGEMM_EXP_DENSE_FIRST", kDenseFirstMinNnz))
+        first_dense_bin = bin;
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
-    if (bin == layout.dense_bin()) {
-      auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
-      const size_t smem_limit = dynamic_smem_limit(kernel, limits);
-      // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
-      const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
+    if (bin >= (reuse ? layout.dense_bin() : first_dense_bin) && bin <= layout.dense_bin()) {
       const size_t smem = sizeof(Value) * window + window / 8;
-      const int grid =
-          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
+      const int grid = grid_for(rows_in_set, 1,
+                                resident_blocks(dense_kernel, kDenseBlockThreads, smem, limits));
+      dense_kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -329,12 +361,10 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
   });
 }
 
+// Instantiates launch_numeric for one value type and index layout.
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
       bool, bool, const Schedule&, const LaunchStreams&);
-#define SPGEMM_INSTANTIATE_NUMERIC_VALUES(Offset, Col) \
-  SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_NUMERIC, Offset, Col)
-SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_NUMERIC_VALUES)
 
 }  // namespace spgemm::cuda

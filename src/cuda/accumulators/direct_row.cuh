@@ -7,8 +7,8 @@
 // that the keys' cleared state (kEmptyKey, all ones) is an empty row.
 #pragma once
 
+#include "cuda/group_collectives.cuh"
 #include "cuda/kernels/kernels.hpp"
-#include "cuda/warp_shuffle.cuh"
 
 #include <cstdint>
 
@@ -34,11 +34,11 @@ struct DirectRow {
 
 // The smallest and largest column of `row`'s terms, for B whose rows are
 // sorted: the two ends of each referenced row of B, and D's entries (Addend).
-// lo > hi for a row without terms. `pair`: two ints of shared memory for
-// blocks. Group-collective.
-template <Group G, bool Addend, class Value, class Offset, class Col>
+// lo > hi for a row without terms. `partial`: group_collectives.cuh's.
+// Group-collective.
+template <bool Addend, class Value, class Offset, class Col>
 __device__ void sorted_row_range(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                                 int threads, int* pair, int& lo, int& hi) {
+                                 int threads, long long* partial, int& lo, int& hi) {
   lo = 0x7fffffff;
   hi = -1;
   const auto& A = args.A;
@@ -57,50 +57,30 @@ __device__ void sorted_row_range(const NumericArgs<Value, Offset, Col>& args, in
       hi = max(hi, static_cast<int>(D.col(d)));
     }
   }
-  lo = __reduce_min_sync(kFullWarp, lo);
-  hi = __reduce_max_sync(kFullWarp, hi);
-  if constexpr (G == Group::block) {
-    if (rank == 0) {
-      pair[0] = lo;
-      pair[1] = hi;
-    }
-    __syncthreads();
-    if ((rank & 31) == 0) {
-      atomicMin(&pair[0], lo);
-      atomicMax(&pair[1], hi);
-    }
-    __syncthreads();
-    lo = pair[0];
-    hi = pair[1];
-    __syncthreads();  // pair may be written again by the next row
-  }
+  group_min_max(lo, hi, rank, threads, partial);
 }
 
 // Writes the used slots of the first `width` in column order as C's row
 // (len entries from `out`; more are dropped). Each warp takes a contiguous
-// run of the mask's words, a word (32 slots) per step; for blocks a count
-// per warp (`counts`, 32 ints of shared memory) places the runs.
-// Group-collective.
-template <Group G, class Value, class Offset, class Col>
+// run of the mask's words, a word (32 slots) per step, placed by a prefix
+// sum of the warps' counts. Group-collective.
+template <class Value, class Offset, class Col>
 __device__ void write_direct_row(const DirectRow<Value>& acc, int width, int rank, int threads,
                                  const NumericArgs<Value, Offset, Col>& args, Offset out, int len,
-                                 int* counts) {
+                                 long long* partial) {
   const int lane = rank & 31;
-  const int warp = rank / 32;
   const int warps = threads / 32;
   const int words = (width + 31) / 32;
   const int per_warp = (words + warps - 1) / warps;
-  const int first = min(words, warp * per_warp);
+  const int first = min(words, rank / 32 * per_warp);
   const int last = min(words, first + per_warp);
-  int position = 0;
-  if constexpr (G == Group::block) {
-    int mine = 0;
-    for (int w = first + lane; w < last; w += 32) mine += __popc(~acc.free_bits[w]);
-    mine = __reduce_add_sync(kFullWarp, mine);
-    if (lane == 0) counts[warp] = mine;
-    __syncthreads();
-    for (int w = 0; w < warp; ++w) position += counts[w];
-  }
+  int mine = 0;
+  for (int w = first + lane; w < last; w += 32) mine += __popc(~acc.free_bits[w]);
+  mine = __reduce_add_sync(kFullWarp, mine);
+  long long total;
+  int position = static_cast<int>(
+      group_exclusive_sum(lane == 0 ? mine : 0, rank, threads, partial, total));
+  position = __shfl_sync(kFullWarp, position, 0);
   const uint32_t below = (1u << lane) - 1;
   for (int w = first; w < last; ++w) {
     const uint32_t used = ~acc.free_bits[w];

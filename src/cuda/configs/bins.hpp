@@ -64,19 +64,6 @@ inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 // its numeric phase again slower (14.5 -> 18.4 ms).
 inline constexpr int kNumericHashMaxNnz = 8192;
 
-// That measure was of both numeric phases at once. In the first numeric
-// phase of a plan (C's columns not yet known) a hash row is sorted, by a
-// bitonic network whose log^2 passes over thousands of entries cost more
-// than the dense windows, whose output comes sorted; in the later ones the
-// hash rows find C's known columns and sort nothing. So the first numeric
-// phase takes the rows of the hash bins above kDenseFirstMinNnz nnz with the
-// dense-window kernel, where B's columns fit in kDenseFirstMaxWindows
-// windows (each window is a pass over the row's entries of A). H100 fp64,
-// numeric, rmat:16:16: 22.3 ms, 18.5 from the 8192 bin on, 18.0 from the
-// 4096 bin on; the other inputs measured, within noise.
-inline constexpr int kDenseFirstMinNnz = 2048;
-inline constexpr int kDenseFirstMaxWindows = 4;
-
 // Loops over a table stride by the group size with every lane taking part
 // (ballots in sorting/), so tables must be multiples of their groups.
 constexpr bool tables_fit_groups() {

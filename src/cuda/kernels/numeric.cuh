@@ -15,6 +15,7 @@
 #include "cuda/kernels/ordered_loop.cuh"
 #include "cuda/sorting/bitonic.cuh"
 #include "cuda/sorting/block_compact.cuh"
+#include "cuda/sorting/mask_rank.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
 #include "cuda/sorting/warp_compact.cuh"
 
@@ -24,7 +25,6 @@
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
-#include <cstdlib>
 
 namespace spgemm::cuda {
 
@@ -57,10 +57,10 @@ __global__ void __launch_bounds__(max_block_threads(G))
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
   const SharedHashMap<Value> map{keys, values, log2_table};
-  int* block_ints = nullptr;  // blocks: a row's column range, or its warps' counts
+  long long* partial = nullptr;  // blocks: group_collectives.cuh's scratch
   if constexpr (G == Group::block) {
-    __shared__ int ints[32];
-    block_ints = ints;
+    __shared__ long long block_partial[32];
+    partial = block_partial;
   }
   ChunkScratch<Offset> scratch{};
   if constexpr (Ordered && G == Group::warp) {  // blocks of a fixed size: static
@@ -108,13 +108,13 @@ __global__ void __launch_bounds__(max_block_threads(G))
     }
     int lo = 0, hi = -1;
     if (!known && args.b_rows_sorted())
-      sorted_row_range<G, Addend>(args, row, rank, threads, block_ints, lo, hi);
+      sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (known) {
       write_known_values(args, out, len, rank, threads, map);
     } else if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
       accumulate(row, [&](int col) { return acc.claim(col); });
-      write_direct_row<G>(acc, hi - lo + 1, rank, threads, args, out, len, block_ints);
+      write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
     } else {
       accumulate(row, [&](int col) { return map.claim(col); });
       int sort_length;
@@ -127,7 +127,9 @@ __global__ void __launch_bounds__(max_block_threads(G))
       if (sort_length <= kRankSortMaxEntries) {
         scatter_sorted_by_rank(group, keys, values, sort_length, len, args.c_base,
                                args.c_cols + out, args.c_values + out);
-      } else {
+      } else if (!scatter_sorted_by_mask(group, keys, values, sort_length, table, len,
+                                         args.c_base, args.c_cols + out, args.c_values + out,
+                                         partial)) {
         bitonic_sort_pairs(group, keys, values, sort_length);
         for (int s = rank; s < len && s < sort_length; s += threads) {
           args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);
@@ -281,12 +283,6 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   }
 }
 
-// EXPERIMENT (to be removed): an integer from the environment.
-int exp_flag(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
-}
-
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
@@ -306,25 +302,17 @@ template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
                  const Schedule& s, const LaunchStreams& streams) {
-  auto dense_kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
-  // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
-  const int window = static_cast<int>(dynamic_smem_limit(dense_kernel, limits) * 8 /
-                                      (8 * sizeof(Value) + 1)) /
-                     32 * 32;
-  // the first bin a first numeric phase gives the dense kernel
-  // (configs/bins.hpp's kDenseFirstMinNnz)
-  int first_dense_bin = layout.dense_bin();
-  if (args.B.num_cols <= static_cast<long long>(kDenseFirstMaxWindows) * window)
-    for (int bin = layout.dense_bin() - 1; bin >= 0; --bin)
-      if (layout.hash[bin].spec.max_size > exp_flag("SPGEMM_EXP_DENSE_FIRST", kDenseFirstMinNnz))
-        first_dense_bin = bin;
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
-    if (bin >= (reuse ? layout.dense_bin() : first_dense_bin) && bin <= layout.dense_bin()) {
+    if (bin == layout.dense_bin()) {
+      auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
+      const size_t smem_limit = dynamic_smem_limit(kernel, limits);
+      // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
+      const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
       const size_t smem = sizeof(Value) * window + window / 8;
-      const int grid = grid_for(rows_in_set, 1,
-                                resident_blocks(dense_kernel, kDenseBlockThreads, smem, limits));
-      dense_kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
+      const int grid =
+          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
+      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }

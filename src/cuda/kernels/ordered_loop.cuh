@@ -33,6 +33,7 @@
 #include "cuda/accumulators/atomic_add.cuh"
 #include "cuda/accumulators/ordered_add.cuh"
 #include "cuda/configs/bins.hpp"
+#include "cuda/group_collectives.cuh"
 #include "cuda/kernels/kernels.hpp"
 
 namespace spgemm::cuda {
@@ -63,41 +64,6 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
   auto* starts = reinterpret_cast<long long*>(at);
   auto* partial = starts + threads;
   return {starts, reinterpret_cast<Offset*>(partial + 32), partial};
-}
-
-__device__ __forceinline__ void group_sync(int threads) {
-  if (threads == 32) __syncwarp();
-  else __syncthreads();
-}
-
-// Exclusive prefix sum over the group (a warp, or the whole block); total
-// gets the sum of all. Group-collective.
-__device__ __forceinline__ long long group_exclusive_sum(long long x, int rank, int threads,
-                                                         long long* partial, long long& total) {
-  const int lane = rank & 31;
-  long long inclusive = x;
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const long long up = __shfl_up_sync(kFullWarp, inclusive, offset);
-    if (lane >= offset) inclusive += up;
-  }
-  const long long warp_total = __shfl_sync(kFullWarp, inclusive, 31);
-  if (threads == 32) {
-    total = warp_total;
-    return inclusive - x;
-  }
-  const int warp = rank / 32;
-  const int warps = threads / 32;
-  if (lane == 31) partial[warp] = warp_total;
-  __syncthreads();
-  long long before = 0;
-  total = 0;
-  for (int w = 0; w < warps; ++w) {  // at most 32 broadcast reads
-    const long long t = partial[w];
-    if (w < warp) before += t;
-    total += t;
-  }
-  __syncthreads();  // partial is reused by the next scan
-  return before + inclusive - x;
 }
 
 // Adds terms 0 .. count-1 (count the same on every thread of the group):

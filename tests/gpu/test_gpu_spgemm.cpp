@@ -151,26 +151,34 @@ TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", fl
                           TestType(0.75), "300 rows in blocks");
 }
 
-// Two paths of the first numeric phase, then the later phases' (C's columns
-// kept, or poisoned and computed again): rows whose columns span at most their hash table's slots are
-// mapped to slots directly and come out sorted (accumulators/direct_row.cuh;
-// banded:20000:40, rows of 81 nnz in warp tables, and banded:2000:150, 301
-// nnz in block tables; B's rows sorted); rows of 2049-8192 nnz of a B of
-// few columns go to the dense windows (configs/bins.hpp's
-// kDenseFirstMinNnz; uniform 4000 x 20000 with 60 a row times 20000 x 20000,
-// rows of about 3500 nnz).
-TEMPLATE_TEST_CASE("GPU first numeric phase by direct slots and dense windows", "[gpu]", float,
-                   double) {
+// How a hash row of the numeric phase comes out in column order, then the
+// later phases (C's columns kept, or poisoned and computed again), on B with
+// sorted rows: columns spanning at most the row's table go to slots
+// directly (accumulators/direct_row.cuh); wider, within 32 columns per free
+// slot of the table, they are placed by a bitmask (sorting/mask_rank.cuh);
+// wider still, the bitonic network sorts them. Each path in a warp's table
+// and in a block's (rows of 1024 terms and more go to a block,
+// configs/bins.hpp's kBlockRowTerms; in small products, rows of C so few
+// that a block each fits, kSmallBlockRowsShare). Small on purpose: the
+// suite runs under racecheck.
+TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, double) {
   Handle handle;
   struct Case {
     const char* name;
     HostCsr<double> A, B;
   };
   const Case cases[] = {
-      {"banded:20000:40", generate("banded:20000:40"), generate("banded:20000:40")},
-      {"banded:2000:150", generate("banded:2000:150"), generate("banded:2000:150")},
-      {"uniform 4000 x 20000 * 20000 x 20000", uniform_random(4000, 20000, 60, 31),
-       uniform_random(20000, 20000, 60, 32)},
+      {"direct, warp: banded:2000:15", generate("banded:2000:15"), generate("banded:2000:15")},
+      {"direct, block: banded:2000:15 * banded:2000:20", generate("banded:2000:15"),
+       generate("banded:2000:20")},
+      {"mask, warp: 3000 x 2000 * 2000 x 2000, 12 a row", uniform_random(3000, 2000, 12, 31),
+       uniform_random(2000, 2000, 12, 32)},
+      {"mask, block: 300 x 5000 * 5000 x 5000, 30 a row", uniform_random(300, 5000, 30, 33),
+       uniform_random(5000, 5000, 30, 34)},
+      {"bitonic, warp: 3000 x 3000 * 3000 x 400000, 12 a row", uniform_random(3000, 3000, 12, 35),
+       uniform_random(3000, 400000, 12, 36)},
+      {"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row", uniform_random(300, 3000, 30, 37),
+       uniform_random(3000, 400000, 30, 38)},
   };
   for (const Case& c : cases) {
     auto A = convert_values<TestType>(c.A);

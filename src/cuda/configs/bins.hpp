@@ -64,6 +64,29 @@ inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 // its numeric phase again slower (14.5 -> 18.4 ms).
 inline constexpr int kNumericHashMaxNnz = 8192;
 
+// Three rules that follow from the tables' sizes rather than from tuning
+// (H100 fp64, docs/performance.md, thirteenth session):
+// - Symbolic phase: where B's columns fit in a table's bits (a word per
+//   slot) the table is a bitmask over all of them instead of a hash set
+//   (kernels/symbolic.cu): symbolic rmat:16:16 5.04 -> 4.78 ms, landmark
+//   1.83 -> 1.78, bcsstk33 0.199 -> 0.186.
+// - Numeric phase: a hash row whose columns (from the ends of its rows of B,
+//   where the analysis found those sorted) span at most its table's slots
+//   maps them to slots directly and comes out sorted
+//   (accumulators/direct_row.cuh): numeric banded:500000:16 5.24 -> 3.55
+//   ms, landmark 12.7 -> 11.2, polblogs 0.179 -> 0.133, orani678 0.302 ->
+//   0.243.
+// - Numeric phase: a hash row of more than kRankSortMaxEntries entries
+//   whose columns span at most 32 per free slot of its table (past the
+//   compacted entries) is placed by a bitmask over that span
+//   (sorting/mask_rank.cuh), not the bitonic network: numeric rmat:16:16
+//   22.3 -> 15.8 ms, landmark 11.2 -> 6.46, astro-ph 0.567 -> 0.440,
+//   bcsstk33 0.665 -> 0.600.
+// The first numeric phase gave the dense windows rows of 2049-8192 nnz for
+// a while (rmat:16:16 numeric 22.3 -> 18.0 ms): taken out, as the windows
+// add a row's terms in another order than its hash bin in the later
+// phases, which made the first phase's bits differ from theirs.
+
 // Loops over a table stride by the group size with every lane taking part
 // (ballots in sorting/), so tables must be multiples of their groups.
 constexpr bool tables_fit_groups() {
@@ -188,8 +211,10 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 
 // A numeric row's table, once compacted to its first entries (padded with
 // empty keys to a power of two, sorting/*_compact.cuh), is put in order by
-// rank counting (sorting/rank_scatter.cuh) up to this many entries, by a
-// bitonic network (sorting/bitonic.cuh) beyond. Rank counting costs n^2/32
+// rank counting (sorting/rank_scatter.cuh) up to this many entries, beyond
+// by a bitmask over its columns' span (sorting/mask_rank.cuh) where that
+// fits the table's free slots, else by a bitonic network
+// (sorting/bitonic.cuh). Rank counting costs n^2/32
 // compares per thread of a warp against the network's log^2 passes of
 // exchanges through shared memory: at 64 entries 128 broadcast-read
 // compares against 21 passes of an exchange per thread. (Ranking the whole

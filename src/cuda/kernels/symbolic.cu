@@ -14,13 +14,15 @@ namespace spgemm::cuda {
 
 namespace {
 
-// One group of threads per row, a hash set of log2_table slots per group.
-// finish.total != nullptr (a small product's single launch over all rows):
-// the last block to finish turns the counts into C's row offsets.
+// One group of threads per row, a hash set of log2_table slots per group,
+// or where B's columns fit in the table's bits (mask_words > 0: at most
+// one word per slot, configs/bins.hpp) a bitmask over all of them in its
+// place: a bit per column, no hashing, no probing, counted at the end. finish.total != nullptr (a small product's single launch over all
+// rows): the last block to finish turns the counts into C's row offsets.
 template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                                     int lanes, Offset* __restrict__ row_nnz,
+                                     int mask_words, int lanes, Offset* __restrict__ row_nnz,
                                      SmallFinish<Offset> finish) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
@@ -36,14 +38,31 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   const RowSet::View rows = row_set.view();
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
+  auto* mask = reinterpret_cast<uint32_t*>(keys);
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
-    for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
+    if (mask_words > 0) {
+      for (int s = rank; s < mask_words; s += threads) mask[s] = 0;
+    } else {
+      for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
+    }
     if (rank == 0) *counter = 0;
     group.sync();
     int inserted = 0;
-    for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
-                    [&](int col) { inserted += set.insert(col); });
+    if (mask_words > 0) {
+      for_each_column<Addend>(A, B, D, row, rank, threads, lanes, [&](int col) {
+        const uint32_t bit = 1u << (col & 31);
+        // (columns out of range only where the inputs were not checked)
+        if (static_cast<unsigned>(col >> 5) < static_cast<unsigned>(mask_words) &&
+            !(mask[col >> 5] & bit))
+          atomicOr(&mask[col >> 5], bit);
+      });
+      group.sync();
+      for (int s = rank; s < mask_words; s += threads) inserted += __popc(mask[s]);
+    } else {
+      for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
+                              [&](int col) { inserted += set.insert(col); });
+    }
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
     if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
@@ -115,8 +134,11 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
+  const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
+  const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
-                                                  std::min(lanes, group_threads), row_nnz, finish);
+                                                  mask_words, std::min(lanes, group_threads),
+                                                  row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -15,7 +15,6 @@ struct WindowBitmask {
   __device__ void set(int offset) const {
     atomicOr(&words[offset >> 5], 1u << (offset & 31));
   }
-  __device__ bool test(int offset) const { return (words[offset >> 5] >> (offset & 31)) & 1u; }
 };
 
 template <class Value>

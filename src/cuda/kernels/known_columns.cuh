@@ -9,9 +9,7 @@
 // them exactly the row's columns. Any other row (its columns overwritten or
 // poisoned by the caller, say) is computed in full, as the first time. Hash
 // rows claim the columns in their table; sort-bin rows hold them in
-// registers and search them; dense-window rows (where B's rows are sorted,
-// so that the terms' range is cheap to find and the columns can be checked
-// against it) mark them in each window's mask.
+// registers and search them.
 #pragma once
 
 #include "cuda/accumulators/hash_table.cuh"
@@ -65,20 +63,6 @@ __device__ void write_known_values(const NumericArgs<Value, Offset, Col>& args, 
                                    const SharedHashMap<Value>& map) {
   for (int j = rank; j < len; j += threads)
     args.c_values[out + j] = map.values[map.find(static_cast<int>(c_column(args, out, j)))];
-}
-
-// Whether C's columns of the row (len entries from `out`) strictly ascend
-// within [lo, hi] (group-uniform). Group-collective.
-template <Group G, class Value, class Offset, class Col>
-__device__ bool known_columns_within(const NumericArgs<Value, Offset, Col>& args, Offset out,
-                                     int len, int rank, int threads, long long lo, long long hi) {
-  bool bad = false;
-  for (int j = rank; j < len; j += threads) {
-    const long long col = c_column(args, out, j);
-    const long long next = j + 1 < len ? c_column(args, out, j + 1) : hi + 1;
-    if (col < lo || col >= next) bad = true;
-  }
-  return !group_any<G>(bad);
 }
 
 // The column range of a dense-window row from its first and last column in

@@ -162,18 +162,12 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   if constexpr (Ordered) scratch = chunk_scratch<kDenseBlockThreads, Offset>();
 
   // The row's entries in columns [lo, hi], window by window; returns how
-  // many the row has there (block-uniform). known (later numeric phases):
-  // C's columns, checked to ascend within [lo, hi], which holds every term,
-  // are marked in each window's mask before the terms come, and only the
-  // values are written: no atomic per term, no compaction; a term on an
-  // unmarked column ends it early with -1 (the row is then computed in
-  // full). Otherwise the terms mark their columns and each window is
-  // compacted in column order.
-  auto fill_windows = [&](int row, Offset out, int len, int lo, int hi, bool known) {
+  // many the row has there (block-uniform).
+  auto fill_windows = [&](int row, Offset out, int len, int lo, int hi) {
     // more than one window: each numbers only its own terms (ColumnWindow)
     const bool windows = hi - lo >= window;
     int written = 0;
-    for (long long w0 = lo; w0 <= hi && (known || written < len); w0 += window) {
+    for (long long w0 = lo; w0 <= hi && written < len; w0 += window) {
       // only the part of the window the row's column span reaches
       const long long reach = hi - w0 + 1;
       const int span = reach < window ? static_cast<int>(reach) : window;
@@ -181,38 +175,15 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      auto window_offset = [&](long long col) {
-        const long long offset = col - w0;
-        return offset >= 0 && offset < span ? static_cast<int>(offset) : -1;
-      };
-      if (known) {
-        for (int j = threadIdx.x; j < len; j += blockDim.x) {
-          const int offset = window_offset(c_column(args, out, j));
-          if (offset >= 0) acc.mask.set(offset);
-        }
-        __syncthreads();
-      }
-      bool missing = false;
       accumulate_row<Addend, Ordered>(
           args, row, threadIdx.x, blockDim.x, lanes, scratch,
           [&](int col) {
-            const int offset = window_offset(col);
-            if (offset < 0) return -1;
-            if (!known) acc.mask.set(offset);
-            else if (!acc.mask.test(offset)) missing = true;
-            return missing ? -1 : offset;
+            const long long offset = col - w0;
+            if (offset < 0 || offset >= window) return -1;
+            acc.mask.set(static_cast<int>(offset));
+            return static_cast<int>(offset);
           },
           acc.values, windows ? ColumnWindow{w0, w0 + window} : ColumnWindow{});
-      if (known) {
-        if (__syncthreads_or(missing)) return -1;
-        for (int j = threadIdx.x; j < len; j += blockDim.x) {
-          const int offset = window_offset(c_column(args, out, j));
-          if (offset >= 0) args.c_values[out + j] = acc.values[offset];
-        }
-        written = len;
-        __syncthreads();
-        continue;
-      }
       __syncthreads();
       // Each thread owns a contiguous run of words; a block scan of their
       // population counts gives every thread its place in the sorted output.
@@ -248,21 +219,13 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     int lo, hi;
-    if (reuse && b_sorted) {  // the terms' range costs two loads per entry of A
-      product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
-                                                             window, b_sorted, temp.reduce, lo, hi);
-      if (!known_columns_within<Group::block>(args, out, len, threadIdx.x, blockDim.x, lo, hi) ||
-          fill_windows(row, out, len, lo, hi, true) != len)
-        fill_windows(row, out, len, lo, hi, false);
-      continue;
-    }
     // a range from C's columns that missed terms leaves the row short
     if (reuse && known_column_range(args, out, len, lo, hi) &&
-        fill_windows(row, out, len, lo, hi, false) == len)
+        fill_windows(row, out, len, lo, hi) == len)
       continue;
     product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
                                                            window, b_sorted, temp.reduce, lo, hi);
-    fill_windows(row, out, len, lo, hi, false);
+    fill_windows(row, out, len, lo, hi);
   }
 }
 

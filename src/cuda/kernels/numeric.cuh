@@ -36,9 +36,12 @@ namespace {
 // a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
 // shared-memory atomics in whatever order they come.
 
-// One group per row: accumulate in a shared hash map, sort it, copy out.
-// reuse: C's column indices may hold the row's columns already
-// (kernels/known_columns.cuh); rows where they do only get their values.
+// One group per row: accumulate in a shared hash map, put it in column
+// order (sorting/), copy out; or, where B's rows are sorted and the row's
+// columns span at most its table, accumulate in direct slots, already in
+// order (accumulators/direct_row.cuh). reuse: C's column indices may hold
+// the row's columns already (kernels/known_columns.cuh); rows where they do
+// only get their values.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,

@@ -17,8 +17,9 @@ namespace {
 // One group of threads per row, a hash set of log2_table slots per group,
 // or where B's columns fit in the table's bits (mask_words > 0: at most
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
-// place: a bit per column, no hashing, no probing, counted at the end. finish.total != nullptr (a small product's single launch over all
-// rows): the last block to finish turns the counts into C's row offsets.
+// place: a bit per column, no hashing, no probing, counted at the end.
+// finish.total != nullptr (a small product's single launch over all rows):
+// the last block to finish turns the counts into C's row offsets.
 template <Group G, bool Addend, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,

@@ -41,22 +41,10 @@ __device__ void sorted_row_range(const NumericArgs<Value, Offset, Col>& args, in
                                  int threads, long long* partial, int& lo, int& hi) {
   lo = 0x7fffffff;
   hi = -1;
-  const auto& A = args.A;
-  const auto& B = args.B;
-  for (Offset a = A.begin(row) + rank; a < A.end(row); a += threads) {
-    const int k = A.col(a);
-    const Offset b_begin = B.begin(k), b_end = B.end(k);
-    if (b_begin == b_end) continue;
-    lo = min(lo, static_cast<int>(B.col(b_begin)));
-    hi = max(hi, static_cast<int>(B.col(b_end - 1)));
-  }
-  if constexpr (Addend) {
-    const auto& D = args.D;
-    for (Offset d = D.begin(row) + rank; d < D.end(row); d += threads) {
-      lo = min(lo, static_cast<int>(D.col(d)));
-      hi = max(hi, static_cast<int>(D.col(d)));
-    }
-  }
+  for_each_range_end<Addend>(args.A, args.B, args.D, row, rank, threads, [&](int col) {
+    lo = min(lo, col);
+    hi = max(hi, col);
+  });
   group_min_max(lo, hi, rank, threads, partial);
 }
 

@@ -80,6 +80,25 @@ __device__ __forceinline__ void for_each_column(const Pattern<Offset, Col>& A,
   if constexpr (Addend) for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 
+// Calls column(col) for the first and the last column of each row of B
+// that `row` of A references, then (Addend) for D's entries: where B's rows
+// are sorted, the row of C's smallest and largest column are among them.
+template <bool Addend, class Offset, class Col, class Column>
+__device__ __forceinline__ void for_each_range_end(const Pattern<Offset, Col>& A,
+                                                   const Pattern<Offset, Col>& B,
+                                                   const Pattern<Offset, Col>& D, int row,
+                                                   int rank, int threads, Column&& column) {
+  for (Offset a = A.begin(row) + rank; a < A.end(row); a += threads) {
+    const int k = A.col(a);
+    const Offset b_begin = B.begin(k), b_end = B.end(k);
+    if (b_begin == b_end) continue;
+    column(B.col(b_begin));
+    column(B.col(b_end - 1));
+  }
+  if constexpr (Addend)
+    for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
+}
+
 // Smallest and largest column a row of C receives a term in (block-wide). When all
 // of B's columns fit one window the range is not worth a pass over the
 // products: it is then B's whole column range. Where B's rows are known to
@@ -104,15 +123,7 @@ __device__ void product_column_range(const Pattern<Offset, Col>& A, const Patter
     my_hi = max(my_hi, col);
   };
   if (b_sorted) {
-    for (Offset a = A.begin(row) + threadIdx.x; a < A.end(row); a += blockDim.x) {
-      const int k = A.col(a);
-      const Offset b_begin = B.begin(k), b_end = B.end(k);
-      if (b_begin == b_end) continue;
-      column(B.col(b_begin));
-      column(B.col(b_end - 1));
-    }
-    if constexpr (Addend)
-      for_each_addend(D, row, threadIdx.x, blockDim.x, [&](int col, Offset) { column(col); });
+    for_each_range_end<Addend>(A, B, D, row, threadIdx.x, blockDim.x, column);
   } else {
     for_each_column<Addend>(A, B, D, row, threadIdx.x, blockDim.x, lanes, column);
   }

@@ -15,6 +15,7 @@
 // behind the plan) are not written. Columns get the output's index base.
 #pragma once
 
+#include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
 #include "cuda/group_collectives.cuh"
 
@@ -48,7 +49,7 @@ __device__ bool scatter_sorted_by_mask(const GroupT& group, int* keys, Value* va
   group.sync();
   for (int s = rank; s < n; s += threads) {
     const int key = keys[s];
-    if (key != kEmptyKey) atomicOr(&mask[(key - lo) >> 5], 1u << ((key - lo) & 31));
+    if (key != kEmptyKey) WindowBitmask{mask}.set(key - lo);
   }
   group.sync();
   // each thread a contiguous run of words

@@ -382,7 +382,7 @@ class CudaEngine final : public Engine {
   // bin -1 if none (no rows, or more than kSmallMaxRows: the gate never
   // opens for them), or if the product is not expected to be small:
   // products estimated as if every row of B had B's average length, above
-  // kSmallMaxProducts. (The estimate only picks the path: a skewed B that
+  // kSmallSpeculateProducts. (The estimate only picks the path: a skewed B that
   // makes it miss costs one empty launch and a second readback in symbolic,
   // or one readback here.)
   struct Speculative {
@@ -396,7 +396,7 @@ class CudaEngine final : public Engine {
         in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
     const double estimate =
         static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
-    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallMaxProducts)) return {};
+    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallSpeculateProducts)) return {};
     const Group group = small_group(rows);
     Speculative chosen;
     for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {

@@ -151,6 +151,20 @@ TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", fl
                           TestType(0.75), "300 rows in blocks");
 }
 
+TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", "[gpu]", float,
+                   double) {
+  // 30001 rows of 9 random columns: 2.4 M products, above what is tried
+  // before the statistics are known (configs/bins.hpp's
+  // kSmallSpeculateProducts), within kSmallMaxProducts: analyze reads the
+  // statistics back and the product runs as a small one, C's offsets from
+  // the symbolic kernel's last block in 15 tiles of 2048 rows, the last
+  // one partial (binning/row_offsets.cuh).
+  Handle handle;
+  const auto A = uniform_random(30001, 30001, 9, 51);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(A),
+                          TestType(1.25), "30001 rows, small");
+}
+
 // How a hash row of the numeric phase comes out in column order, then the
 // later phases (C's columns kept, or poisoned and computed again), on B with
 // sorted rows: columns spanning at most the row's table go to slots

@@ -252,13 +252,21 @@ inline constexpr int kDenseBlockThreads = 1024;
 // most kSmallMaxTableSlots: comparable to the products' own work. The
 // statistics come from a readback in analyze for C with at most
 // kSmallMaxRows rows; where the product also looks small (estimated from
-// nnz(A) and B's average row length), the mode is tried before they are
-// known instead (cuda_engine.cu: analyze does not synchronize), in the
-// largest warp bin whose tables fit (for few rows the first block bin,
-// kSmallBlockRowsShare), behind a gate the analysis sets on the device.
+// nnz(A) and B's average row length, at most kSmallSpeculateProducts), the
+// mode is tried before they are known instead (cuda_engine.cu: analyze does
+// not synchronize), in the largest warp bin whose tables fit (for few rows
+// the first block bin, kSmallBlockRowsShare), behind a gate the analysis
+// sets on the device. The estimate's bound is lower than the mode's: an
+// estimate that misses costs the product a gated launch and a second
+// readback, and the readback in analyze costs less than that. Raising the
+// mode's bound from 2^20 to 2^22 products (H200 fp64, whole pipeline, us):
+// ex6 (1.8 M products, 1651 rows) 213 -> 135, delaunay_n15 (1.2 M) 186 ->
+// 140; wing (0.96 M, 62,032 rows, small before) 176 -> 114 with C's
+// offsets in coalesced tiles (binning/row_offsets.cuh).
 inline constexpr int kSmallMaxRows = 1 << 16;
-inline constexpr long long kSmallMaxProducts = 1 << 20;
+inline constexpr long long kSmallMaxProducts = 1 << 22;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
+inline constexpr long long kSmallSpeculateProducts = 1 << 20;
 // The speculative bin's gate lets rows of up to this share of its table's
 // slots in terms through, beyond the bin's max_size (load <= 1/2), where the
 // numeric layout takes rows of that many: a small product's few longest rows

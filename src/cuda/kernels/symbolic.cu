@@ -18,9 +18,10 @@ namespace {
 // or where B's columns fit in the table's bits (mask_words > 0: at most
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
 // place: a bit per column, no hashing, no probing, counted at the end.
-// finish.total != nullptr (a small product's single launch over all rows):
-// the last block to finish turns the counts into C's row offsets.
-template <Group G, bool Addend, class Offset, class Col>
+// Finish (a small product's single launch over all rows, compiled apart so
+// that the other launches keep their registers): the last block to finish
+// turns the counts into C's row offsets.
+template <Group G, bool Addend, bool Finish, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int mask_words, int lanes, Offset* __restrict__ row_nnz,
@@ -69,17 +70,18 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
     group.sync();  // the table and counter are reused by the next row
   }
-  if (!finish.total) return;
-  __shared__ bool last;
-  __threadfence();  // this block's counts before its share of blocks_done
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  // (a shut gate ran no row: C's offsets stay untouched)
-  if (rows.size == finish.rows) block_row_offsets(row_nnz, finish);
-  if (finish.post.words > 0) post_to_host(finish.post);
+  if constexpr (Finish) {
+    __shared__ bool last;
+    __threadfence();  // this block's counts before its share of blocks_done
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    // (a shut gate ran no row: C's offsets stay untouched)
+    if (rows.size == finish.rows) block_row_offsets(row_nnz, finish);
+    if (finish.post.words > 0) post_to_host(finish.post);
+  }
 }
 
 // One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
@@ -130,7 +132,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                      Pattern<Offset, Col> D, int lanes, Offset* row_nnz,
                      const SmallFinish<Offset>& finish, cudaStream_t stream) {
-  auto kernel = hash_symbolic_kernel<G, Addend, Offset, Col>;
+  auto kernel = finish.total ? hash_symbolic_kernel<G, Addend, true, Offset, Col>
+                             : hash_symbolic_kernel<G, Addend, false, Offset, Col>;
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));

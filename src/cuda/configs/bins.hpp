@@ -258,7 +258,10 @@ inline constexpr int kDenseBlockThreads = 1024;
 // the first block bin, kSmallBlockRowsShare), behind a gate the analysis
 // sets on the device. The estimate's bound is lower than the mode's: an
 // estimate that misses costs the product a gated launch and a second
-// readback, and the readback in analyze costs less than that. Raising the
+// readback, and the readback in analyze costs less than that; at 2^21
+// rather than 2^20 (H200 fp64, whole pipeline, us): ex6 (estimated 1.45 M)
+// 126 -> 113, delaunay_n15 (1.17 M) 140 -> 121, bcsstk13 (3.5 M, 4.55 M
+// products: not small) tried at 2^22 lost 50 us. Raising the
 // mode's bound from 2^20 to 2^22 products (H200 fp64, whole pipeline, us):
 // ex6 (1.8 M products, 1651 rows) 213 -> 135, delaunay_n15 (1.2 M) 186 ->
 // 140; wing (0.96 M, 62,032 rows, small before) 176 -> 114 with C's
@@ -266,7 +269,7 @@ inline constexpr int kDenseBlockThreads = 1024;
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 22;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
-inline constexpr long long kSmallSpeculateProducts = 1 << 20;
+inline constexpr long long kSmallSpeculateProducts = 1 << 21;
 // The speculative bin's gate lets rows of up to this share of its table's
 // slots in terms through, beyond the bin's max_size (load <= 1/2), where the
 // numeric layout takes rows of that many: a small product's few longest rows

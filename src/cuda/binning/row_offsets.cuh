@@ -33,7 +33,8 @@ struct SmallFinish {
 // scans side by side. A thread per contiguous run of rows instead made
 // every load and store touch a sector of its own, from one SM: ~100 us
 // for wing's 62,032 rows (H200), longer than the rest of its symbolic phase.
-// Counts are int (a row's nnz), sums 64-bit.
+// The 32-row scans are int (a small product's nnz(C) is at most its
+// terms, kSmallMaxProducts), the sums across runs 64-bit.
 inline constexpr int kOffsetsPerThread = 8;
 
 template <class Offset>

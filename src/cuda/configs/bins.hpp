@@ -256,16 +256,17 @@ inline constexpr int kDenseBlockThreads = 1024;
 // mode is tried before they are known instead (cuda_engine.cu: analyze does
 // not synchronize), in the largest warp bin whose tables fit (for few rows
 // the first block bin, kSmallBlockRowsShare), behind a gate the analysis
-// sets on the device. The estimate's bound is lower than the mode's: an
-// estimate that misses costs the product a gated launch and a second
-// readback, and the readback in analyze costs less than that; at 2^21
-// rather than 2^20 (H200 fp64, whole pipeline, us): ex6 (estimated 1.45 M)
-// 126 -> 113, delaunay_n15 (1.17 M) 140 -> 121, bcsstk13 (3.5 M, 4.55 M
-// products: not small) tried at 2^22 lost 50 us. Raising the
-// mode's bound from 2^20 to 2^22 products (H200 fp64, whole pipeline, us):
-// ex6 (1.8 M products, 1651 rows) 213 -> 135, delaunay_n15 (1.2 M) 186 ->
-// 140; wing (0.96 M, 62,032 rows, small before) 176 -> 114 with C's
-// offsets in coalesced tiles (binning/row_offsets.cuh).
+// sets on the device. Measured (H200 fp64, whole pipeline, us,
+// docs/performance.md, fourteenth session):
+// - the mode's bound from 2^20 to 2^22 products: ex6 (1.8 M products,
+//   1651 rows) 213 -> 135, delaunay_n15 (1.2 M) 186 -> 140; wing (0.96 M,
+//   62,032 rows, small before) 176 -> 114 with C's offsets in coalesced
+//   tiles (binning/row_offsets.cuh);
+// - the estimate's bound lower than the mode's, since an estimate that
+//   misses costs a gated launch and a second readback, more than analyze's
+//   readback: bcsstk13 (estimated 3.5 M, 4.55 M products, not small) lost
+//   ~50 us with it at 2^22; from 2^20 to 2^21, ex6 (estimated 1.45 M) 126
+//   -> 113, delaunay_n15 (1.17 M) 140 -> 121.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 22;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;

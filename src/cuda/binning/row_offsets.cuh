@@ -85,6 +85,9 @@ __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f)
       all += sum;
     }
     const int run = tile_start + warp * 32 * J + lane;
+    // (the 32-row totals are shuffled again here rather than kept from
+    // above, so that J fewer 64-bit values stay in registers; the two forms
+    // were not compared)
 #pragma unroll
     for (int j = 0; j < J; ++j) {  // before: the rows ahead of register j's 32
       if (run + 32 * j < f.rows)

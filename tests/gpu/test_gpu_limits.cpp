@@ -76,6 +76,23 @@ TEST_CASE("GPU: more than 2^27 columns", "[gpu][limits]") {
   check_sampled(handle.h, A, B, static_cast<int>(A.rows));
 }
 
+// Rows of at most 32 terms are placed by sorting keys that hold the column
+// and a lane (accumulators/register_row.cuh) while the columns leave room
+// for the lane, and by ranking columns alone beyond; rows of 33-64 terms
+// always the latter. B of 2^26 - 1 and 2^26 columns puts the first on both
+// sides of that bound, with 20 terms a row, then 40.
+TEST_CASE("GPU: rows of few terms over 2^26 columns", "[gpu][limits]") {
+  Handle handle;
+  for (const int64_t cols : {(int64_t{1} << 26) - 1, int64_t{1} << 26}) {
+    const auto B = uniform_random(300, cols, 5, 16);
+    for (const int per_row : {4, 8}) {
+      INFO(cols << " columns, " << per_row * 5 << " terms a row");
+      const auto A = uniform_random(3000, 300, per_row, 17);
+      check_sampled(handle.h, A, B, static_cast<int>(A.rows));
+    }
+  }
+}
+
 TEST_CASE("GPU: rows with millions of entries", "[gpu][limits]") {
   Handle handle;
   SECTION("a row of A with 4M entries") {

@@ -12,11 +12,15 @@
 // same bits.
 //
 // Placing: a column's place in C's row is its rank among the row's columns.
-// The first numeric phase sorts the representatives' columns (a bitonic
-// network, sorting/warp_bitonic.cuh) and ranks them; later phases take C's
-// columns as they are (if they still hold, kernels/known_columns.cuh's rule).
-// Either way every representative finds its column by a binary search over
-// the sorted elements through shuffles.
+// The first numeric phase sorts the representatives (a bitonic network,
+// sorting/warp_bitonic.cuh). With K = 1 and columns that leave room
+// (kPackedColumns), each key carries its representative's lane below the
+// column: the sorted element fetches the sum itself and, the columns being
+// distinct, its lane is the column's rank. Otherwise only columns are
+// sorted and ranked, and each representative finds its column by a binary
+// search over the sorted elements through shuffles, as later phases do in
+// C's columns (which they take as they are if they still hold,
+// kernels/known_columns.cuh's rule).
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"
@@ -81,17 +85,38 @@ struct RegisterRow {
     }
   }
 
+  // Columns that leave room below them for a lane in a key (K = 1):
+  // (col << 5) | lane stays below kNoColumn.
+  static constexpr long long kPackedColumns = (1LL << 26) - 1;
+
   // Warp-collective: C's row from scratch, in column order: store_col(j,
-  // col) and store_value(j, value) for every column j of the row.
+  // col) and store_value(j, value) for every column j of the row. packed:
+  // K = 1 and every column is below kPackedColumns.
   template <class StoreCol, class StoreValue>
-  __device__ __forceinline__ void write_row(Value* slots, StoreCol&& store_col,
+  __device__ __forceinline__ void write_row(bool packed, Value* slots, StoreCol&& store_col,
                                             StoreValue&& store_value) const {
+    const int lane = lane_id();
+    if constexpr (K == 1) {
+      if (packed) {
+        // the key of each representative carries its lane; its column's
+        // rank is where it lands, as the columns of K = 1 differ
+        int key[1] = {representative[0]
+                          ? static_cast<int>(static_cast<unsigned>(cols[0]) << 5 | lane)
+                          : kNoColumn};
+        warp_bitonic_sort(key);
+        const Value sum = shfl(kFullWarp, sums[0], key[0] & 31);
+        if (key[0] != kNoColumn) {
+          store_col(lane, key[0] >> 5);
+          store_value(lane, sum);
+        }
+        return;
+      }
+    }
     int sorted[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) sorted[k] = representative[k] ? cols[k] : kNoColumn;
     warp_bitonic_sort(sorted);
     // rank[k]: the place in C's row of sorted element k * 32 + lane's column
-    const int lane = lane_id();
     const unsigned up_to_lane = 0xffffffffu >> (31 - lane);
     int rank[K];
     int count = 0;

@@ -247,6 +247,7 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   Value* slots = reinterpret_cast<Value*>(slot_bytes) + (threadIdx.x / 32) * 32 * K;
   const int warps = blockDim.x / 32;
   const RowSet::View rows = row_set.view();
+  const bool packed = K == 1 && args.B.num_cols <= RegisterRow<K, Value>::kPackedColumns;
   for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
     const int row = rows[i];
     int cols[K];
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(kSortBlockThreads)
         acc.write_values(known, len, slots, store_value))
       continue;
     acc.write_row(
-        slots,
+        packed, slots,
         [&](int j, int col) {
           if (j < len) args.c_cols[out + j] = static_cast<Col>(col + args.c_base);
         },

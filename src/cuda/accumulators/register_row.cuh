@@ -99,11 +99,20 @@ struct RegisterRow {
     if constexpr (K == 1) {
       if (packed) {
         // the key of each representative carries its lane; its column's
-        // rank is where it lands, as the columns of K = 1 differ
-        int key[1] = {representative[0]
-                          ? static_cast<int>(static_cast<unsigned>(cols[0]) << 5 | lane)
-                          : kNoColumn};
-        warp_bitonic_sort(key);
+        // rank is where it lands, as the columns of K = 1 differ. The keys
+        // are gathered in the first lanes (through the warp's 32 slots), so
+        // the network sorts only as many elements as the row has columns,
+        // rounded up to a power of two (G3_circuit: 13 on average)
+        int* gathered = reinterpret_cast<int*>(slots);
+        const unsigned reps = __ballot_sync(kFullWarp, representative[0]);
+        const int count = __popc(reps);
+        if (representative[0])
+          gathered[__popc(reps & ((1u << lane) - 1))] =
+              static_cast<int>(static_cast<unsigned>(cols[0]) << 5 | lane);
+        __syncwarp();
+        int key[1] = {lane < count ? gathered[lane] : kNoColumn};
+        __syncwarp();  // the slots are reused by the next row
+        warp_bitonic_sort(key, count <= 2 ? 2 : 1 << (32 - __clz(count - 1)));
         const Value sum = shfl(kFullWarp, sums[0], key[0] & 31);
         if (key[0] != kNoColumn) {
           store_col(lane, key[0] >> 5);

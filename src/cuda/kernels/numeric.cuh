@@ -241,8 +241,9 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 template <int K, bool Addend, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kSortBlockThreads)
     sort_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, bool reuse) {
-  // the warps' value slots (K > 1), raw: Value may have a constructor
-  constexpr size_t kSlotBytes = K > 1 ? kSortBlockThreads * K * sizeof(Value) : 1;
+  // the warps' slots (RegisterRow: values for K > 1, keys for K = 1), raw:
+  // Value may have a constructor
+  constexpr size_t kSlotBytes = kSortBlockThreads * K * sizeof(Value);
   __shared__ __align__(16) unsigned char slot_bytes[kSlotBytes];
   Value* slots = reinterpret_cast<Value*>(slot_bytes) + (threadIdx.x / 32) * 32 * K;
   const int warps = blockDim.x / 32;

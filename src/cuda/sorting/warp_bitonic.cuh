@@ -10,13 +10,16 @@
 
 namespace spgemm::cuda {
 
-// Warp-collective: sorts keys ascending.
+// Warp-collective: sorts keys ascending. With a warp-uniform `elements`
+// (a power of two), only the first that many elements are sorted, in the
+// network's stages up to that size (the others must sort after them).
 template <int K>
-__device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K]) {
+__device__ __forceinline__ void warp_bitonic_sort(int (&keys)[K], int elements = 32 * K) {
   static_assert(K >= 1 && (K & (K - 1)) == 0, "K must be a power of two");
   const int lane = lane_id();
 #pragma unroll
   for (int size = 2; size <= 32 * K; size *= 2) {
+    if (size > elements) break;
 #pragma unroll
     for (int stride = size / 2; stride > 0; stride /= 2) {
 #pragma unroll

@@ -35,8 +35,8 @@ struct CountArgs {
   Pattern<Offset, Col> A, B, D;  // D.offsets nullptr: no D
   Offset a_nnz, b_nnz, d_nnz;
   int b_rows;
-  int rows;  // 0: no count
-  int lanes;  // threads per row of A (a power of two, <= 32)
+  int rows;           // 0: no count
+  int rows_per_warp;  // configs/bins.hpp's analysis_rows_per_warp
   int* sizes;
   ProductStats* stats;
   int gate_max_row;
@@ -68,28 +68,114 @@ struct ColumnRange {
   }
 };
 
-// This lane's share of the terms of `row` (lanes 0 .. c.lanes - 1), and
-// with c.spans the columns at the ends of its rows of B and D's columns.
+template <class T>
+__device__ __forceinline__ T lane_value(T v, int src) {
+  return __shfl_sync(0xffffffffu, v, src);
+}
+
+// Entry p of A (in [0, nnz)): the length of the row of B it names, and with
+// c.spans that row's first and last column (lo > hi: none).
 template <class Offset, class Col>
-__device__ long long row_terms(const CountArgs<Offset, Col>& c, int row, int lane,
-                               ColumnRange& range) {
-  Offset begin, end;
-  clamped_row(c.A, c.a_nnz, row, begin, end);
+__device__ __forceinline__ void entry_terms(const CountArgs<Offset, Col>& c, Offset p,
+                                            long long& length, int& lo, int& hi) {
+  const int k = c.A.col(p);
+  if (k < 0 || k >= c.b_rows) return;
+  Offset b_begin, b_end;
+  clamped_row(c.B, c.b_nnz, k, b_begin, b_end);
+  length += b_end - b_begin;
+  if (c.spans && b_end > b_begin) {
+    lo = min(lo, c.B.col(b_begin));
+    hi = max(hi, c.B.col(b_end - 1));
+  }
+}
+
+// Warp-collective: the terms of rows [first, first + c.rows_per_warp) of A,
+// lane l < c.rows_per_warp getting those of row first + l (with c.spans
+// their columns' range too). Rows of fewer than 32 entries on average are
+// taken together, 32 entries at a time, one a lane, whatever row each is in:
+// each lane finds its entry's row by a binary search over the rows'
+// beginnings, a scan segmented by row sums the lengths of the rows of B they
+// name, and each row's lane takes its sum from the last of its lanes. Longer
+// rows are taken one after the other, the warp striding over each. (Lanes
+// per row by A's average row left the lanes of short rows idle: G3_circuit,
+// 4.8 entries a row, had 8 lanes a row, analysis 202 us, 161 this way. Rows
+// of 32 or more entries taken 32 at a time lost: bcsstk33, 68 a row, 45 ->
+// 80 us; rmat:16:16 385 -> 570, H200.)
+template <class Offset, class Col>
+__device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, ColumnRange& range) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int last = min(c.rows_per_warp, c.rows - first) - 1;  // the run's last row's lane
+  Offset begin = 0, end = 0;
+  if (lane <= last) clamped_row(c.A, c.a_nnz, first + lane, begin, end);
+  // (valid offsets make the rows contiguous; others are read within bounds)
+  const Offset run_begin = lane_value(begin, 0);
+  const Offset run_end = lane_value(end, last);
   long long terms = 0;
-  for (Offset i = begin + lane; i < end; i += c.lanes) {
-    const int k = c.A.col(i);
-    if (k < 0 || k >= c.b_rows) continue;
-    Offset b_begin, b_end;
-    clamped_row(c.B, c.b_nnz, k, b_begin, b_end);
-    terms += b_end - b_begin;
-    if (c.spans && b_end > b_begin) {
-      range.add(c.B.col(b_begin));
-      range.add(c.B.col(b_end - 1));
+  if (run_end - run_begin >= static_cast<Offset>(32) * (last + 1)) {
+    for (int row = 0; row <= last; ++row) {
+      long long length = 0;
+      int lo = INT_MAX, hi = INT_MIN;
+      const Offset row_end = lane_value(end, row);
+      for (Offset p = lane_value(begin, row) + lane; p < row_end; p += 32)
+        entry_terms(c, p, length, lo, hi);
+#pragma unroll
+      for (int d = 16; d > 0; d /= 2) {
+        length += __shfl_xor_sync(0xffffffffu, length, d);
+        if (c.spans) {
+          lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+          hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+        }
+      }
+      if (lane == row) {
+        terms = length;
+        if (c.spans && hi >= lo) range.merge(lo, hi);
+      }
+    }
+  } else {
+    for (Offset chunk = run_begin; chunk < run_end; chunk += 32) {
+      const Offset p = chunk + lane;
+      int row = 0;  // the lane of the last row that begins at or before p
+#pragma unroll
+      for (int step = 16; step > 0; step /= 2) {
+        if (step > last) continue;  // (warp-uniform)
+        const Offset row_begin = lane_value(begin, min(row + step, last));
+        if (row + step <= last && row_begin <= p) row += step;
+      }
+      const Offset row_begin = lane_value(begin, row);
+      const Offset row_end = lane_value(end, row);
+      long long length = 0;
+      int lo = INT_MAX, hi = INT_MIN;
+      if (p >= row_begin && p < row_end && p < run_end) entry_terms(c, p, length, lo, hi);
+      // inclusive scan over the lanes of the same row, from its first lane here
+      const int row_first = row_begin > chunk ? static_cast<int>(row_begin - chunk) : 0;
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const long long up = __shfl_up_sync(0xffffffffu, length, d);
+        if (lane - d >= row_first) length += up;
+        if (c.spans) {
+          const int up_lo = __shfl_up_sync(0xffffffffu, lo, d);
+          const int up_hi = __shfl_up_sync(0xffffffffu, hi, d);
+          if (lane - d >= row_first) {
+            lo = min(lo, up_lo);
+            hi = max(hi, up_hi);
+          }
+        }
+      }
+      // this lane's row: its sum here is at its last entry in the chunk
+      const bool here = lane <= last && end > begin && begin < chunk + 32 && end > chunk;
+      const Offset last_entry = (end < chunk + 32 ? end : chunk + 32) - 1 - chunk;
+      const int from = here ? static_cast<int>(last_entry) : 0;
+      const long long sum = lane_value(length, from);
+      const int sum_lo = lane_value(lo, from), sum_hi = lane_value(hi, from);
+      if (here) {
+        terms += sum;
+        if (c.spans && sum_hi >= sum_lo) range.merge(sum_lo, sum_hi);
+      }
     }
   }
-  if (c.D.offsets && lane == 0) {
+  if (c.D.offsets && lane <= last) {
     Offset d_begin, d_end;
-    clamped_row(c.D, c.d_nnz, row, d_begin, d_end);
+    clamped_row(c.D, c.d_nnz, first + lane, d_begin, d_end);
     terms += d_end - d_begin;
     if (c.spans)
       for (Offset d = d_begin; d < d_end; ++d) range.add(c.D.col(d));
@@ -102,7 +188,7 @@ struct MaxOp {
 };
 
 // A grid-stride kernel: the checks position by position, then (if asked)
-// the order of B's rows, then the count, c.lanes threads per row. The
+// the order of B's rows, then the count, a warp per run of rows. The
 // statistics go through a block reduction first, one atomic per block and
 // statistic (one per row took 6.9 us on cryg2500's 2500 rows, H100: atomics
 // on one address queue in L2); the last block to finish sets the gate.
@@ -139,19 +225,14 @@ __global__ void __launch_bounds__(kThreads)
   long long total = 0;
   int most = 0;
   // whole warps go round together (the shuffles): the stride is a multiple of 32
-  const long long threads = (static_cast<long long>(c.rows) * c.lanes + 31) / 32 * 32;
-  for (long long t = thread; t < threads; t += stride) {
-    const int row = static_cast<int>(t / c.lanes);
-    const int lane = static_cast<int>(t % c.lanes);
+  const long long runs = (c.rows + c.rows_per_warp - 1) / c.rows_per_warp;
+  for (long long run = thread / 32; run < runs; run += stride / 32) {
+    const int first = static_cast<int>(run * c.rows_per_warp);
     ColumnRange range;
-    long long terms = row < c.rows ? row_terms(c, row, lane, range) : 0;
-    for (int d = c.lanes / 2; d > 0; d /= 2) {
-      terms += __shfl_down_sync(0xffffffffu, terms, d, c.lanes);
-      if (c.spans)
-        range.merge(__shfl_down_sync(0xffffffffu, range.lo, d, c.lanes),
-                    __shfl_down_sync(0xffffffffu, range.hi, d, c.lanes));
-    }
-    if (row < c.rows && lane == 0) {
+    const long long terms = run_terms(c, first, range);
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int row = first + lane;
+    if (lane < c.rows_per_warp && row < c.rows) {
       const int size = terms > INT_MAX ? INT_MAX : static_cast<int>(terms);
       c.sizes[row] = size;
       if (c.spans) {
@@ -221,9 +302,10 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.B),
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
-         lanes_for(in.A->rows, in.A->nnz, kAnalysisLanes), terms->sizes, terms->stats,
+         analysis_rows_per_warp(in.A->rows, ctx.limits()), terms->sizes, terms->stats,
          terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr};
-    work = std::max(work, static_cast<int64_t>(c.rows) * c.lanes);
+    work = std::max(work, (static_cast<int64_t>(c.rows) + c.rows_per_warp - 1) /
+                              c.rows_per_warp * 32);
     if (c.b_disorder) work = std::max(work, static_cast<int64_t>(c.b_rows) * 32);
   }
   if (work == 0) return;

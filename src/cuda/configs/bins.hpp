@@ -223,14 +223,6 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // beyond noise on the bench, H100.)
 inline constexpr int kRankSortMaxEntries = 64;
 
-// Threads that count one row's products in the analysis pass, at least: a
-// few lanes keep long rows of A from serializing on one thread (one thread
-// per row took 0.41 ms on `longrows:20000`, whose longest rows have 10^4
-// entries) while short rows waste little. More where A's rows are longer on
-// average (lanes_for), up to a warp: lp_ship04l (16 entries a row on
-// average, 84 at most) 16 lanes, analysis kernel 9.9 -> 8.8 us (H100).
-inline constexpr int kAnalysisLanes = 8;
-
 // Threads per block of the dense-window (long row) kernels: one row per
 // block, all of the block's shared memory for the window. Half as many
 // threads (half the turns per batch of the ordered adds), with 4, 8 or 16
@@ -397,10 +389,17 @@ enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
                           size_t offset_bytes);
 
-// Threads per row of a matrix ("lanes", a power of two from `least` to 32):
-// matched to its average row length, so that short rows do not leave most
-// of a warp idle and long ones do not serialize. For rows of B in the
-// product loops (row_loop.cuh), for rows of A in the analysis.
-int lanes_for(long long rows, long long nnz, int least = 1);
+// Threads per row of B in the product loops (row_loop.cuh, "lanes", a power
+// of two up to 32): matched to its average row length, so that short rows
+// do not leave most of a warp idle and long ones do not serialize.
+int lanes_for(long long rows, long long nnz);
+
+// Rows of A whose terms one warp of the analysis counts together
+// (analysis.cu's run_terms), a power of two up to 32: as many as still give
+// every warp the device holds a run of its own, so that small inputs keep
+// their parallelism (lp_ship04l, 402 rows, a warp a row) and large ones
+// fill every lane with an entry (G3_circuit, 1.58 M rows of 4.8 entries:
+// 32 rows a warp, analysis 202 -> 161 us against 8 lanes a row; H200).
+int analysis_rows_per_warp(long long rows, const DeviceLimits& limits);
 
 }  // namespace spgemm::cuda

@@ -77,11 +77,19 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   return facts;
 }
 
-int lanes_for(long long rows, long long nnz, int least) {
+int lanes_for(long long rows, long long nnz) {
   const long long average = rows > 0 ? (nnz + rows - 1) / rows : 1;
-  int lanes = least;
+  int lanes = 1;
   while (lanes < 32 && lanes < average) lanes *= 2;
   return lanes;
+}
+
+int analysis_rows_per_warp(long long rows, const DeviceLimits& limits) {
+  const long long resident_warps =
+      static_cast<long long>(limits.sm_count) * limits.max_threads_per_sm / 32;
+  int per_warp = 1;
+  while (per_warp < 32 && rows / (2 * per_warp) >= resident_warps) per_warp *= 2;
+  return per_warp;
 }
 
 }  // namespace spgemm::cuda

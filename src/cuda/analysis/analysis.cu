@@ -302,7 +302,7 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.B),
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
-         analysis_rows_per_warp(in.A->rows, ctx.limits()), terms->sizes, terms->stats,
+         analysis_rows_per_warp(in.A->rows, in.A->nnz, ctx.limits()), terms->sizes, terms->stats,
          terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr};
     work = std::max(work, (static_cast<int64_t>(c.rows) + c.rows_per_warp - 1) /
                               c.rows_per_warp * 32);

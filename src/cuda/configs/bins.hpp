@@ -395,11 +395,14 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
 int lanes_for(long long rows, long long nnz);
 
 // Rows of A whose terms one warp of the analysis counts together
-// (analysis.cu's run_terms), a power of two up to 32: as many as still give
-// every warp the device holds a run of its own, so that small inputs keep
-// their parallelism (lp_ship04l, 402 rows, a warp a row) and large ones
-// fill every lane with an entry (G3_circuit, 1.58 M rows of 4.8 entries:
-// 32 rows a warp, analysis 202 -> 161 us against 8 lanes a row; H200).
-int analysis_rows_per_warp(long long rows, const DeviceLimits& limits);
+// (analysis.cu's run_terms), a power of two up to 32: at least as many as
+// fill a warp's 32 lanes with A's average row, more while every warp the
+// device holds still gets a run of its own. Large inputs then fill every
+// lane with an entry (G3_circuit, 1.58 M rows of 4.8 entries: 32 rows a
+// warp, analysis 202 -> 161 us against 8 lanes a row; H200), small ones keep
+// their parallelism without more blocks than rows need: each block ends
+// with atomics on the statistics' few addresses, and a warp a row gave
+// cryg2500's 2500 rows 313 blocks, its analysis 13 -> 15 us (H200).
+int analysis_rows_per_warp(long long rows, long long nnz, const DeviceLimits& limits);
 
 }  // namespace spgemm::cuda

@@ -84,10 +84,10 @@ int lanes_for(long long rows, long long nnz) {
   return lanes;
 }
 
-int analysis_rows_per_warp(long long rows, const DeviceLimits& limits) {
+int analysis_rows_per_warp(long long rows, long long nnz, const DeviceLimits& limits) {
   const long long resident_warps =
       static_cast<long long>(limits.sm_count) * limits.max_threads_per_sm / 32;
-  int per_warp = 1;
+  int per_warp = 32 / lanes_for(rows, nnz);
   while (per_warp < 32 && rows / (2 * per_warp) >= resident_warps) per_warp *= 2;
   return per_warp;
 }

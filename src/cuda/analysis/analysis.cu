@@ -98,9 +98,10 @@ __device__ __forceinline__ void entry_terms(const CountArgs<Offset, Col>& c, Off
 // name, and each row's lane takes its sum from the last of its lanes. Longer
 // rows are taken one after the other, the warp striding over each. (Lanes
 // per row by A's average row left the lanes of short rows idle: G3_circuit,
-// 4.8 entries a row, had 8 lanes a row, analysis 202 us, 161 this way. Rows
-// of 32 or more entries taken 32 at a time lost: bcsstk33, 68 a row, 45 ->
-// 80 us; rmat:16:16 385 -> 570, H200.)
+// 4.8 entries a row, had 8 lanes a row, analysis 202 us, 161 this way. Runs
+// of longer rows taken 32 entries at a time too were slower than row by
+// row: analyze bcsstk33, 68 entries a row, 80 against 66 us, rmat:16:16 570
+// against 305-338; H200.)
 template <class Offset, class Col>
 __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, ColumnRange& range) {
   const int lane = static_cast<int>(threadIdx.x & 31);

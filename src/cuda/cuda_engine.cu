@@ -255,7 +255,7 @@ class CudaEngine final : public Engine {
     BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, symbolic_schedule_, offsets, nullptr,
+                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, nullptr,
                                  fork.streams());
     fork.done();
     const auto base = static_cast<Offset>(c.base);
@@ -326,7 +326,7 @@ class CudaEngine final : public Engine {
                                      &summary->symbolic_blocks_done, post};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, symbolic_schedule_, offsets, &finish,
+                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, &finish,
                                  LaunchStreams{ctx_.stream()});
     ctx_.wait_for(box);
     Summary host;

@@ -127,6 +127,12 @@ constexpr int max_block_threads(Group group) {
 // polblogs +9%; qh1484, small, no faster: its one kernel runs every row at
 // the K of its longest).
 inline constexpr int kSortBinTerms[] = {32, 64};
+// ... and the symbolic phase's warps count rows of at most this many terms
+// the same way, a term a lane, each column at the lowest lane holding it
+// (`__match_any_sync`), without a table to clear, probe or count (H200,
+// symbolic phase: poisson2d:700 229 -> 172 us, rgg_n_2_15_s0 94 -> 71,
+// G3_circuit 481 -> 461; docs/performance.md, fifteenth session).
+inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
 

@@ -102,12 +102,13 @@ inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
 // left out have no products); with `small` (a single-bin schedule) the
 // kernel's last block then turns them into C's offsets
-// (binning/row_offsets.cuh).
+// (binning/row_offsets.cuh). terms[row]: the row's terms as the analysis
+// counted them.
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const LaunchStreams& streams);
+                     const int* terms, const Schedule& schedule, Offset* row_nnz,
+                     const SmallFinish<Offset>* small, const LaunchStreams& streams);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse

@@ -5,6 +5,7 @@
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/kernels/lane_terms.cuh"
 
 #include <cub/block/block_reduce.cuh>
 
@@ -14,18 +15,45 @@ namespace spgemm::cuda {
 
 namespace {
 
+// Warp-collective: the distinct columns of a row of at most 32 terms, one
+// term a lane (kernels/lane_terms.cuh), each column counted at the lowest
+// lane holding it.
+template <bool Addend, class Offset, class Col>
+__device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
+                                                const Pattern<Offset, Col>& B,
+                                                const Pattern<Offset, Col>& D, int row) {
+  int col = -1;
+  bool held = false;
+  for_lane_terms<1, Addend>(
+      A, B, D, row,
+      [&](int, int c, Offset, Offset) {
+        col = c;
+        held = true;
+      },
+      [&](int, int c, Offset) {
+        col = c;
+        held = true;
+      });
+  const unsigned holders = __ballot_sync(0xffffffffu, held);
+  const unsigned peers = __match_any_sync(0xffffffffu, col) & holders;
+  const bool lowest = held && __ffs(peers) - 1 == static_cast<int>(threadIdx.x & 31);
+  return __popc(__ballot_sync(0xffffffffu, lowest));
+}
+
 // One group of threads per row, a hash set of log2_table slots per group,
 // or where B's columns fit in the table's bits (mask_words > 0: at most
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
 // place: a bit per column, no hashing, no probing, counted at the end.
-// Finish (a small product's single launch over all rows, compiled apart so
-// that the other launches keep their registers): the last block to finish
-// turns the counts into C's row offsets.
+// Warp groups given terms count rows of at most kSymbolicMatchTerms terms
+// without a table (distinct_in_warp). Finish (a small product's single launch over
+// all rows, compiled apart so that the other launches keep their
+// registers): the last block to finish turns the counts into C's row
+// offsets.
 template <Group G, bool Addend, bool Finish, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                                     int mask_words, int lanes, Offset* __restrict__ row_nnz,
-                                     SmallFinish<Offset> finish) {
+                                     int mask_words, int lanes, const int* __restrict__ terms,
+                                     Offset* __restrict__ row_nnz, SmallFinish<Offset> finish) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -43,6 +71,13 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   auto* mask = reinterpret_cast<uint32_t*>(keys);
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
+    if constexpr (G == Group::warp) {
+      if (terms && terms[row] <= kSymbolicMatchTerms) {  // (warp-uniform)
+        const int count = distinct_in_warp<Addend>(A, B, D, row);
+        if (rank == 0) row_nnz[row] = static_cast<Offset>(count);
+        continue;
+      }
+    }
     if (mask_words > 0) {
       for (int s = rank; s < mask_words; s += threads) mask[s] = 0;
     } else {
@@ -130,7 +165,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 template <Group G, bool Addend, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                     Pattern<Offset, Col> D, int lanes, Offset* row_nnz,
+                     Pattern<Offset, Col> D, int lanes, const int* terms, Offset* row_nnz,
                      const SmallFinish<Offset>& finish, cudaStream_t stream) {
   auto kernel = finish.total ? hash_symbolic_kernel<G, Addend, true, Offset, Col>
                              : hash_symbolic_kernel<G, Addend, false, Offset, Col>;
@@ -142,7 +177,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
                                                   mask_words, std::min(lanes, group_threads),
-                                                  row_nnz, finish);
+                                                  terms, row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -150,8 +185,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
 template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                 const Schedule& s, Offset* row_nnz, const SmallFinish<Offset>* small,
-                 const LaunchStreams& streams) {
+                 const int* terms, const Schedule& s, Offset* row_nnz,
+                 const SmallFinish<Offset>* small, const LaunchStreams& streams) {
   const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
@@ -166,12 +201,17 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];
+    // rows of few terms are only in the bins of few (a row's size is at
+    // most its terms) or in a small product's one launch; the others skip
+    // the load of terms[row] (uniform:500000:8, rows of 64 terms: symbolic
+    // 308 -> 343 us with it, H200)
+    const bool matched = b.spec.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
     if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
-                                           finish, stream);
+      launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes,
+                                           matched ? terms : nullptr, row_nnz, finish, stream);
     else
-      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, row_nnz,
-                                            finish, stream);
+      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, terms,
+                                            row_nnz, finish, stream);
   });
 }
 
@@ -180,19 +220,20 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const Schedule& schedule, Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const LaunchStreams& streams) {
+                     const int* terms, const Schedule& schedule, Offset* row_nnz,
+                     const SmallFinish<Offset>* small, const LaunchStreams& streams) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, schedule, row_nnz, small, streams);
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, terms, schedule, row_nnz, small,
+                        streams);
   });
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
-                                             Pattern<Offset, Col>, int, int, const Schedule&, \
-                                             Offset*, const SmallFinish<Offset>*,             \
-                                             const LaunchStreams&);
+                                             Pattern<Offset, Col>, int, int, const int*,      \
+                                             const Schedule&, Offset*,                        \
+                                             const SmallFinish<Offset>*, const LaunchStreams&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

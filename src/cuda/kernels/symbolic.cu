@@ -45,10 +45,10 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
 // place: a bit per column, no hashing, no probing, counted at the end.
 // Warp groups given terms count rows of at most kSymbolicMatchTerms terms
-// without a table (distinct_in_warp). Finish (a small product's single launch over
-// all rows, compiled apart so that the other launches keep their
-// registers): the last block to finish turns the counts into C's row
-// offsets.
+// without a table (distinct_in_warp). Finish (a small product's single
+// launch over all rows, compiled apart so that the other launches keep
+// their registers): the last block to finish turns the counts into C's
+// row offsets.
 template <Group G, bool Addend, bool Finish, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,

@@ -130,8 +130,10 @@ inline constexpr int kSortBinTerms[] = {32, 64};
 // ... and the symbolic phase's warps count rows of at most this many terms
 // the same way, a term a lane, each column at the lowest lane holding it
 // (`__match_any_sync`), without a table to clear, probe or count (H200,
-// symbolic phase: poisson2d:700 229 -> 172 us, rgg_n_2_15_s0 94 -> 71,
-// G3_circuit 481 -> 461; docs/performance.md, fifteenth session).
+// symbolic phase: poisson2d:700 224 -> 171 us; G3_circuit and
+// rgg_n_2_15_s0 faster in one call, unchanged in the next; uniform:500000:8,
+// whose rows never take this path, 306 -> 339: docs/performance.md,
+// fifteenth session).
 inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 inline constexpr int kSortBlockThreads = 256;  // a row per warp

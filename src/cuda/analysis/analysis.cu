@@ -2,6 +2,7 @@
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/configs/launch.cuh"
+#include "cuda/warp_shuffle.cuh"
 
 #include <cub/block/block_reduce.cuh>
 
@@ -68,11 +69,6 @@ struct ColumnRange {
   }
 };
 
-template <class T>
-__device__ __forceinline__ T lane_value(T v, int src) {
-  return __shfl_sync(0xffffffffu, v, src);
-}
-
 // Entry p of A (in [0, nnz)): the length of the row of B it names, and with
 // c.spans that row's first and last column (lo > hi: none).
 template <class Offset, class Col>
@@ -109,15 +105,15 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
   Offset begin = 0, end = 0;
   if (lane <= last) clamped_row(c.A, c.a_nnz, first + lane, begin, end);
   // (valid offsets make the rows contiguous; others are read within bounds)
-  const Offset run_begin = lane_value(begin, 0);
-  const Offset run_end = lane_value(end, last);
+  const Offset run_begin = shfl(kFullWarp, begin, 0);
+  const Offset run_end = shfl(kFullWarp, end, last);
   long long terms = 0;
   if (run_end - run_begin >= static_cast<Offset>(32) * (last + 1)) {
     for (int row = 0; row <= last; ++row) {
       long long length = 0;
       int lo = INT_MAX, hi = INT_MIN;
-      const Offset row_end = lane_value(end, row);
-      for (Offset p = lane_value(begin, row) + lane; p < row_end; p += 32)
+      const Offset row_end = shfl(kFullWarp, end, row);
+      for (Offset p = shfl(kFullWarp, begin, row) + lane; p < row_end; p += 32)
         entry_terms(c, p, length, lo, hi);
 #pragma unroll
       for (int d = 16; d > 0; d /= 2) {
@@ -139,11 +135,11 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
 #pragma unroll
       for (int step = 16; step > 0; step /= 2) {
         if (step > last) continue;  // (warp-uniform)
-        const Offset row_begin = lane_value(begin, min(row + step, last));
+        const Offset row_begin = shfl(kFullWarp, begin, min(row + step, last));
         if (row + step <= last && row_begin <= p) row += step;
       }
-      const Offset row_begin = lane_value(begin, row);
-      const Offset row_end = lane_value(end, row);
+      const Offset row_begin = shfl(kFullWarp, begin, row);
+      const Offset row_end = shfl(kFullWarp, end, row);
       long long length = 0;
       int lo = INT_MAX, hi = INT_MIN;
       if (p >= row_begin && p < row_end && p < run_end) entry_terms(c, p, length, lo, hi);
@@ -166,8 +162,8 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
       const bool here = lane <= last && end > begin && begin < chunk + 32 && end > chunk;
       const Offset last_entry = (end < chunk + 32 ? end : chunk + 32) - 1 - chunk;
       const int from = here ? static_cast<int>(last_entry) : 0;
-      const long long sum = lane_value(length, from);
-      const int sum_lo = lane_value(lo, from), sum_hi = lane_value(hi, from);
+      const long long sum = shfl(kFullWarp, length, from);
+      const int sum_lo = shfl(kFullWarp, lo, from), sum_hi = shfl(kFullWarp, hi, from);
       if (here) {
         terms += sum;
         if (c.spans && sum_hi >= sum_lo) range.merge(sum_lo, sum_hi);

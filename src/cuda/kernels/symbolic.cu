@@ -24,16 +24,11 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
                                                 const Pattern<Offset, Col>& D, int row) {
   int col = -1;
   bool held = false;
-  for_lane_terms<1, Addend>(
-      A, B, D, row,
-      [&](int, int c, Offset, Offset) {
-        col = c;
-        held = true;
-      },
-      [&](int, int c, Offset) {
-        col = c;
-        held = true;
-      });
+  auto hold = [&](int, int c, auto...) {  // a product's term or D's
+    col = c;
+    held = true;
+  };
+  for_lane_terms<1, Addend>(A, B, D, row, hold, hold);
   const unsigned holders = __ballot_sync(0xffffffffu, held);
   const unsigned peers = __match_any_sync(0xffffffffu, col) & holders;
   const bool lowest = held && __ffs(peers) - 1 == static_cast<int>(threadIdx.x & 31);
@@ -203,14 +198,14 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     const HashBinLaunch& b = layout.hash[bin];
     // rows of few terms are only in the bins of few (a row's size is at
     // most its terms) or in a small product's one launch; the others skip
-    // the load of terms[row] (uniform:500000:8, rows of 64 terms: symbolic
-    // 308 -> 343 us with it, H200)
+    // the load of terms[row] (which was not what cost uniform:500000:8 its
+    // symbolic time: docs/performance.md, fifteenth session)
     const bool matched = b.spec.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes,
                                            matched ? terms : nullptr, row_nnz, finish, stream);
     else
-      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, terms,
+      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, nullptr,
                                             row_nnz, finish, stream);
   });
 }

@@ -36,6 +36,7 @@
 #include <spgemm/spgemm.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -92,6 +93,10 @@ spgemmMatDescr_t describe(int64_t rows, int64_t cols, int64_t nnz, void* off, vo
 
 struct Result {
   double total_ms = 0, again_ms = 0;
+  // the whole pipeline's phases, medians of the host's clock from one call's
+  // return to the next: plan and analysis, symbolic phase, C's allocation and
+  // numeric phase (to the end event)
+  double analyze_ms = 0, symbolic_ms = 0, numeric_ms = 0;
   int parts = 0;
   std::vector<int64_t> rows, products;
   std::vector<float> part_ms;
@@ -226,18 +231,28 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
     plan = nullptr, c = nullptr, c_col = c_val = nullptr;
   };
   const double alpha = 1.0;
-  std::vector<double> totals, agains;
+  std::vector<double> totals, agains, analyzes, symbolics, numerics;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point& t) {
+    const Clock::time_point now = Clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+    return ms;
+  };
   auto pipeline = [&] {
     release();
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+    Clock::time_point at = Clock::now();
     c = describe(A.rows, B.cols, 0, c_off, nullptr, nullptr);
     if (c_on_host) check_spgemm(spgemmCsrSetMemoryType(c, SPGEMM_MEMORY_HOST), "SetMemoryType");
     check_spgemm(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
                                   SPGEMM_OPERATION_NON_TRANSPOSE, a, b, c, CUDA_R_64F),
                  "spgemmPlanCreate");
     check_spgemm(spgemmAnalyze(h, plan), "spgemmAnalyze");
+    analyzes.push_back(since(at));
     check_spgemm(spgemmSymbolic(h, plan, &nnz), "spgemmSymbolic");
+    symbolics.push_back(since(at));
     if (c_on_host) {
       if (pinned_nnz != nnz) {  // the first run only
         cudaFreeHost(pinned_col);
@@ -260,12 +275,19 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
       check_spgemm(spgemmCsrSetPointers(c, c_off, c_col, c_val), "spgemmCsrSetPointers");
     check_spgemm(spgemmNumeric(h, plan, &alpha), "spgemmNumeric");
     check_cuda(cudaEventRecord(end, stream), "cudaEventRecord");
-    return elapsed();
+    const double ms = elapsed();
+    numerics.push_back(since(at));
+    return ms;
   };
   for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
     const double ms = pipeline();
     if (rep >= opts.warmup) totals.push_back(ms);
   }
+  const auto timed = [&](std::vector<double>& phase) {
+    return bench::median(std::vector<double>(phase.begin() + opts.warmup, phase.end()));
+  };
+  const double analyze_ms = timed(analyzes), symbolic_ms = timed(symbolics),
+               numeric_ms = timed(numerics);
   // Split: the plan timed again is the handle's third to run its numeric
   // phase again, so its cut follows what the two before measured doing so
   // (the second cut from the first's rates, the third from a line through
@@ -284,6 +306,7 @@ Result run_config(const HostCsr<double>& A, const HostCsr<double>& B, const Conf
   Result r;
   r.total_ms = bench::median(totals);
   r.again_ms = bench::median(agains);
+  r.analyze_ms = analyze_ms, r.symbolic_ms = symbolic_ms, r.numeric_ms = numeric_ms;
   check_spgemm(
       spgemmPlanGetPartition(h, plan, 0, &r.parts, nullptr, nullptr, nullptr, nullptr, nullptr),
       "spgemmPlanGetPartition");
@@ -399,6 +422,11 @@ bool same_c(const Result& x, const Result& y, const HostCsr<double>& A, const Ho
   return true;
 }
 
+// A result's phases (Result::analyze_ms ...), ';'-separated.
+std::string phases(const Result& r) {
+  return fmt::format("{:.3f};{:.3f};{:.3f}", r.analyze_ms, r.symbolic_ms, r.numeric_ms);
+}
+
 std::string joined(const std::vector<float>& v) {
   std::string s;
   for (float x : v) s += (s.empty() ? "" : ";") + fmt::format("{:.3f}", x);
@@ -483,7 +511,7 @@ int main(int argc, char** argv) {
     std::fprintf(csv,
                  "# %s\nmatrix,mode,rows,products,nnz_c,parts,one_total_ms,other_total_ms,"
                  "one_again_ms,other_again_ms,part_numeric_ms,part_products,spread,"
-                 "copy_bound_ms,check\n",
+                 "copy_bound_ms,check,one_phases_ms,other_phases_ms\n",
                  command.c_str());
   fmt::print(
       "{:<24} {:<14} {:>11} {:>5} | {:>8} {:>8} {:>5} | {:>8} {:>8} {:>5} | {:>6} {:>8} {}\n",
@@ -515,19 +543,22 @@ int main(int argc, char** argv) {
       const double spread = slowest > 0 && fastest > 0 ? slowest / fastest : std::nan("");
       fmt::print(
           "{:<24} {:<14} {:>11} {:>5} | {:>8.3f} {:>8.3f} {:>5.2f} | {:>8.3f} {:>8.3f} "
-          "{:>5.2f} | {:>6.2f} {:>8.3f} {} {}\n",
+          "{:>5.2f} | {:>6.2f} {:>8.3f} {} {} | phases {} / {}\n",
           name, mode, products, other.parts, one.total_ms, other.total_ms,
           one.total_ms / other.total_ms, one.again_ms, other.again_ms,
-          one.again_ms / other.again_ms, spread, copy_ms, verdict, joined(other.part_ms));
+          one.again_ms / other.again_ms, spread, copy_ms, verdict, joined(other.part_ms),
+          phases(one), phases(other));
       if (!csv) return;
       std::string part_products;
       for (int64_t x : other.products)
         part_products += (part_products.empty() ? "" : ";") + std::to_string(x);
-      std::fprintf(csv, "%s,\"%s\",%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s\n",
+      std::fprintf(csv,
+                   "%s,\"%s\",%lld,%lld,%zu,%d,%.4f,%.4f,%.4f,%.4f,%s,%s,%.3f,%.4f,%s,%s,%s\n",
                    name.c_str(), mode.c_str(), static_cast<long long>(A.rows),
                    static_cast<long long>(products), other.values.size(), other.parts, one.total_ms,
                    other.total_ms, one.again_ms, other.again_ms, joined(other.part_ms).c_str(),
-                   part_products.c_str(), spread, copy_ms, verdict.c_str());
+                   part_products.c_str(), spread, copy_ms, verdict.c_str(), phases(one).c_str(),
+                   phases(other).c_str());
     };
     if (!opts.devices.empty()) {
       std::string mode = "split:";

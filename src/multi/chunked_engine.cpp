@@ -176,7 +176,7 @@ class ChunkedEngine final : public Engine {
   std::unique_ptr<PartT> prepare(const cuda::RowSplit& cut, int p, const Operands& in,
                                  const MatrixDesc& C) {
     auto part = std::make_unique<PartT>(cut, p, ctx_, ctx_.device(), in);
-    part->place_structures(in, false);  // (on the operands' device: with their values)
+    part->place_structures(in);  // (on the operands' device: with their values)
     part->engine = make_cuda_engine<Value, Offset, Col>(ctx_);
     part->engine->analyze(part->operands(), nullptr, 0);
     part->describe_c(C);

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -56,7 +57,6 @@ class PartitionedEngine final : public Engine {
 
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     retire_parts();
-    if (count > 0) home_->check_structures(checks, count);  // before any part reads them
     rows_ = in.A->rows;
     std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
@@ -65,19 +65,22 @@ class PartitionedEngine final : public Engine {
         multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
         gpus_are_home(contexts);
     cuda::RowSplit cut;
-    if (!alone)
-      cut = cuda::split_rows<Offset, Col>(ctx_, in, [&](long long total) {
-        return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
-      });
+    if (!alone)  // the input checks with the count, before any part reads the operands
+      cut = cuda::split_rows<Offset, Col>(ctx_, in, checks, count, any_remote(contexts),
+                                          [&](long long total) {
+                                            return multi::part_shares<Value, Col>(
+                                                settings_, ctx_.throughput(), in, total);
+                                          });
     total_ = alone ? -1 : cut.total;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
     listed_ = true;
     if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
       if (!settings_.distributed) {
-        home_->analyze(in, nullptr, 0);
+        home_->analyze(in, alone ? checks : nullptr, alone ? count : 0);
         return;
       }
+      if (alone && count > 0) home_->check_structures(checks, count);
       // whole, yet C still a block of the plan's own: one part, the handle's
       cut = whole(in, total_);
       contexts = {&ctx_};
@@ -95,6 +98,7 @@ class PartitionedEngine final : public Engine {
       if (!host_stream_)
         SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
     }
+    const std::array<uint64_t, 3> home_prints = replicated_prints(in);
     ready_.record(ctx_.stream());  // the operands as the caller's stream left them
     at_once(n, [&](int p) {
       if (!parts_[static_cast<size_t>(p)]) {
@@ -109,8 +113,9 @@ class PartitionedEngine final : public Engine {
       if (part.rows == 0) return;
       const PartScope scope(ctx_, *part.ctx);
       ready_.wait_on(part.stream());
-      part.place_structures(in, ctx_.input_checks());
       part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
+      if (ctx_.input_checks()) part.check_replicas(in, home_prints);
+      part.place_structures(in);
       part.engine->analyze(part.operands(), nullptr, 0);
     });
   }
@@ -248,6 +253,29 @@ class PartitionedEngine final : public Engine {
   // C's rows of the part in arrays of its own: on another device, or all
   // parts' where C stays distributed.
   bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
+
+  // Whether a GPU part is on another device than the handle's.
+  bool any_remote(const std::vector<Context*>& contexts) const {
+    return std::any_of(contexts.begin(), contexts.end(),
+                       [&](const Context* on) { return on && on->device() != ctx_.device(); });
+  }
+
+  // With the input checks on, the fingerprints of A's, B's and D's
+  // structures (0: none taken) where a part on another device reads a
+  // replica of them in place (Part::check_replicas).
+  std::array<uint64_t, 3> replicated_prints(const Operands& in) {
+    std::array<uint64_t, 3> prints{};
+    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
+    for (size_t i = 0; i < prints.size() && ctx_.input_checks(); ++i) {
+      const MatrixDesc* m = operands[i];
+      const bool read = m && std::any_of(parts_.begin(), parts_.end(), [&](const auto& part) {
+                          return part && part->remote && part->rows > 0 &&
+                                 m->replica_on(part->ctx->device());
+                        });
+      if (read) prints[i] = home_->fingerprint(*m);
+    }
+    return prints;
+  }
 
   // Whether the GPU parts are one, on the handle's device.
   bool gpus_are_home(const std::vector<Context*>& contexts) const {

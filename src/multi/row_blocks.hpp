@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <algorithm>
@@ -128,13 +129,23 @@ struct Part : RowRange {
   // B copied: the rows of B the copy holds, [b_row_first, + B.rows), from
   // B's entry b_first on.
   int64_t b_row_first = 0, b_first = 0;
+  // The rows of B its entries of A name, [first_row, end_row), and B's
+  // entries there, as stored (the cut's spans; none: not counted).
+  struct NamedRows {
+    int64_t first_row, end_row, first_entry, end_entry;
+  };
+  std::optional<NamedRows> named_b;
 
   // Part p of `cut` on `ctx`, of the operands `in` on device `home`.
   Part(const cuda::RowSplit& cut, int p, Context& context, int home_device, const Operands& in)
       : RowRange(cut, p, in),
         ctx(&context),
         home(home_device),
-        remote(context.device() != home_device) {}
+        remote(context.device() != home_device) {
+    const auto at = static_cast<size_t>(p);
+    if (at < cut.b_row_first.size())
+      named_b = NamedRows{cut.b_row_first[at], cut.b_row_end[at], cut.b_begin[at], cut.b_end[at]};
+  }
   Part(const Part&) = delete;
   Part& operator=(const Part&) = delete;
   ~Part() {
@@ -148,18 +159,23 @@ struct Part : RowRange {
   Operands operands() const { return {&A, &B, has_d ? &D : nullptr}; }
   cudaStream_t stream() const { return ctx->stream(); }
 
-  // The operands' structures as the part reads them, and its row offsets of
-  // C, at analyze (its device current). check_replicas: replicas read in
-  // place are first compared with their matrices' structures.
-  void place_structures(const Operands& in, bool check_replicas) {
-    if (check_replicas) {
-      const std::pair<const MatrixDesc*, const char*> named[] = {
-          {in.A, "A"}, {in.B, "B"}, {in.D, "D"}};
-      for (const auto& [m, name] : named) {
-        if (!m || !remote) continue;
-        if (const auto replica = in_place(*m)) check_replica(*m, *replica, name);
-      }
+  // INVALID_VALUE unless the replicas of A, B and D that it reads in place
+  // have the fingerprints `home_prints` of their matrices' structures (on the
+  // operands' device), with its engine (set) on its device.
+  void check_replicas(const Operands& in, const std::array<uint64_t, 3>& home_prints) {
+    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
+    for (int i = 0; i < 3 && remote; ++i) {
+      const auto replica = operands[i] ? in_place(*operands[i]) : std::nullopt;
+      if (replica && engine->fingerprint(*replica) != home_prints[static_cast<size_t>(i)])
+        fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
+                                              std::to_string(ctx->device()) +
+                                              " differs from it in structure");
     }
+  }
+
+  // The operands' structures as the part reads them, and its row offsets of
+  // C, at analyze (its device current).
+  void place_structures(const Operands& in) {
     place_rows(*in.A, a_first, a_nnz, A, a_offsets, a_cols, a_values);
     if (has_d) place_rows(*in.D, d_first, d_nnz, D, d_offsets, d_cols, d_values);
     if (const auto here = in_place(*in.B))
@@ -211,23 +227,6 @@ struct Part : RowRange {
     return here;
   }
 
-  // INVALID_VALUE unless `replica` has m's row offsets and columns (copies
-  // of m's, compared on the part's device).
-  void check_replica(const MatrixDesc& m, const MatrixDesc& replica, const char* name) {
-    DeviceBuffer<Offset> offsets(*ctx, static_cast<size_t>(m.rows + 1));
-    DeviceBuffer<Col> cols(*ctx, static_cast<size_t>(m.nnz));
-    copy_between(offsets.get(), ctx->device(), static_cast<const Offset*>(m.row_offsets), home,
-                 m.rows + 1, stream());
-    copy_between(cols.get(), ctx->device(), static_cast<const Col*>(m.col_ind), home, m.nnz,
-                 stream());
-    if (!cuda::same_indices(*ctx, offsets.get(), static_cast<const Offset*>(replica.row_offsets),
-                            m.rows + 1) ||
-        !cuda::same_indices(*ctx, cols.get(), static_cast<const Col*>(replica.col_ind), m.nnz))
-      fail(SPGEMM_STATUS_INVALID_VALUE, std::string(name) + "'s replica on device " +
-                                            std::to_string(ctx->device()) +
-                                            " differs from it in structure");
-  }
-
   // m's arrays from its entry `first` on, read in place.
   static void view_from(const MatrixDesc& m, int64_t first, MatrixDesc& out) {
     out.col_ind = advanced<Col>(m.col_ind, first);
@@ -235,26 +234,22 @@ struct Part : RowRange {
   }
 
   // A copy of B's rows: with `narrow` (A's columns are the part's copy),
-  // only those its rows of A name (the span from the least to the greatest:
-  // about half of B for half of a banded A), those columns shifted to match.
+  // only those its rows of A name (the cut's span: about half of B for half
+  // of a banded A), those columns shifted to match.
   void place_b_rows(const MatrixDesc& whole, bool narrow) {
+    if (narrow && !named_b)
+      fail(SPGEMM_STATUS_INTERNAL_ERROR, "a part's rows of B were not counted with its cut");
+    const NamedRows all{0, whole.rows, whole.base, whole.base + whole.nnz};
+    const NamedRows r = narrow ? *named_b : all;
     B = whole;
-    b_row_first = 0;
-    int64_t b_rows = whole.rows;
-    if (narrow && a_nnz == 0) b_rows = std::min<int64_t>(1, whole.rows);
-    if (narrow && a_nnz > 0) {
-      const auto [least, greatest] =
-          cuda::index_span(*ctx, static_cast<const Col*>(A.col_ind), a_nnz);
-      b_row_first = least - A.base;
-      b_rows = greatest - least + 1;
-    }
+    b_row_first = r.first_row;
+    const int64_t b_rows = r.end_row - r.first_row;
+    b_first = r.first_entry - whole.base;
+    const int64_t b_nnz = r.end_entry - r.first_entry;
     b_offsets.reallocate(*ctx, static_cast<size_t>(b_rows + 1));
     copy_between(b_offsets.get(), ctx->device(),
                  static_cast<const Offset*>(whole.row_offsets) + b_row_first, home, b_rows + 1,
                  stream());
-    const std::vector<long long> ends = cuda::offsets_at(*ctx, b_offsets.get(), {0, b_rows});
-    b_first = ends[0] - whole.base;
-    const int64_t b_nnz = ends[1] - ends[0];
     cuda::shift_offsets(b_offsets.get(), b_offsets.get(), b_rows + 1, -b_first, stream());
     b_cols.reallocate(*ctx, static_cast<size_t>(b_nnz));
     b_values.reallocate(*ctx, static_cast<size_t>(b_nnz));

@@ -7,6 +7,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <climits>
 
 namespace spgemm::cuda {
 
@@ -17,20 +18,25 @@ constexpr int kThreads = 256;  // of every kernel here
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
+
 struct Least {
-  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
-    return a < b ? a : b;
-  }
+  __device__ long long operator()(long long a, long long b) const { return a < b ? a : b; }
 };
 struct Greatest {
-  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const {
-    return a > b ? a : b;
-  }
+  __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
 };
 
-// One cut as the kernel writes it.
+// What the counting pass reads back: the total and the checks' verdict.
+struct Head {
+  long long total;
+  CsrDefects found[kMaxCheckedOperands];
+};
+
+// One cut as the kernels write it (the span fields: RowSplit's, of the part
+// the cut begins).
 struct Cut {
   long long row_start, first_product, a_offset, d_offset;
+  long long col_least, col_greatest, b_row_first, b_row_end, b_begin, b_end;
 };
 
 template <class Offset>
@@ -67,8 +73,53 @@ __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
                        static_cast<double>(s.before[row]) - target)
       --row;
   }
-  out[p] = {row, s.before[row], static_cast<long long>(s.a_offsets[row]),
-            s.d_offsets ? static_cast<long long>(s.d_offsets[row]) : 0};
+  out[p] = {row,         s.before[row], static_cast<long long>(s.a_offsets[row]),
+            s.d_offsets ? static_cast<long long>(s.d_offsets[row]) : 0,
+            LLONG_MAX,   LLONG_MIN,
+            0,           0,
+            0,           0};
+}
+
+// The least and greatest column of each part's entries of A (blockIdx.y:
+// the part), block by block into its cut.
+template <class Col>
+__global__ void __launch_bounds__(kThreads)
+    span_kernel(const Col* cols, long long a_base, Cut* cuts) {
+  using Reduce = cub::BlockReduce<long long, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  Cut& cut = cuts[blockIdx.y];
+  const long long end = cuts[blockIdx.y + 1].a_offset - a_base;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  long long lo = LLONG_MAX, hi = LLONG_MIN;
+  for (long long i = cut.a_offset - a_base + static_cast<long long>(blockIdx.x) * blockDim.x +
+                     threadIdx.x;
+       i < end; i += stride) {
+    const auto c = static_cast<long long>(cols[i]);
+    lo = c < lo ? c : lo;
+    hi = c > hi ? c : hi;
+  }
+  lo = Reduce(temp).Reduce(lo, Least{});
+  __syncthreads();
+  hi = Reduce(temp).Reduce(hi, Greatest{});
+  if (threadIdx.x == 0 && lo <= hi) {
+    atomicMin(&cut.col_least, lo);
+    atomicMax(&cut.col_greatest, hi);
+  }
+}
+
+// Thread p: the rows of B that part p's columns name, and B's row offsets
+// there.
+template <class Offset>
+__global__ void b_rows_kernel(const Offset* b_offsets, long long b_rows, long long a_base,
+                              int parts, Cut* cuts) {
+  const int p = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p >= parts) return;
+  Cut& cut = cuts[p];
+  const bool any = cut.col_least <= cut.col_greatest;
+  cut.b_row_first = any ? cut.col_least - a_base : 0;
+  cut.b_row_end = any ? cut.col_greatest - a_base + 1 : (b_rows < 1 ? b_rows : 1);
+  cut.b_begin = static_cast<long long>(b_offsets[cut.b_row_first]);
+  cut.b_end = static_cast<long long>(b_offsets[cut.b_row_end]);
 }
 
 template <class Offset>
@@ -77,40 +128,6 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = static_cast<Offset>(static_cast<int64_t>(in[i]) + delta);
-}
-
-// span[0] = min, span[1] = max of the indices (>= 0), block by block.
-template <class Col>
-__global__ void __launch_bounds__(kThreads)
-    span_kernel(const Col* cols, int64_t n, unsigned long long* span) {
-  using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
-  __shared__ typename Reduce::TempStorage temp;
-  unsigned long long lo = ~0ULL, hi = 0;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    const auto c = static_cast<unsigned long long>(cols[i]);
-    lo = Least{}(lo, c);
-    hi = Greatest{}(hi, c);
-  }
-  lo = Reduce(temp).Reduce(lo, Least{});
-  __syncthreads();
-  hi = Reduce(temp).Reduce(hi, Greatest{});
-  if (threadIdx.x == 0) {
-    atomicMin(span, lo);
-    atomicMax(span + 1, hi);
-  }
-}
-
-// *differ = 1 where a[i] != b[i] for some i.
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    compare_kernel(const T* a, const T* b, int64_t n, int* differ) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  bool same = true;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    same = same && a[i] == b[i];
-  if (__syncthreads_or(!same) && threadIdx.x == 0) *differ = 1;
 }
 
 // Blocks of kThreads for a grid-stride pass over n elements.
@@ -146,27 +163,39 @@ size_t scan_temp_bytes(int64_t rows) {
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
   return DeviceBuffer<int>::workspace_bytes(rows + 1) +
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
+         DeviceBuffer<Head>::workspace_bytes(1) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
          DeviceBuffer<double>::workspace_bytes(parts + 1) +
          DeviceBuffer<Cut>::workspace_bytes(parts + 1);
 }
 
 template <class Offset, class Col>
-RowSplit split_rows(Context& ctx, const Operands& in,
+RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
+                    bool spans,
                     const std::function<std::vector<double>(long long total)>& shares_for) {
   RowSplit split;
   const int64_t rows = in.A->rows;
   const cudaStream_t stream = ctx.stream();
   DeviceBuffer<int> products(ctx, static_cast<size_t>(rows + 1));
   DeviceBuffer<long long> before(ctx, static_cast<size_t>(rows + 1));
-  if (rows > 0) {  // (an A without rows may have no arrays at all)
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
-    const TermCount count{&in, products.get()};
-    launch_analysis<Offset, Col>(ctx, nullptr, 0, nullptr, &count);
+  DeviceBuffer<Head> head(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(head.get(), 0, sizeof(Head), stream));
+  const bool counted = rows > 0;  // (an A without rows may have no arrays at all)
+  const TermCount terms{&in, products.get()};
+  if (counted) SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
+  if (counted || count > 0)
+    launch_analysis<Offset, Col>(ctx, checks, count, head.get()->found, counted ? &terms : nullptr);
+  if (counted) {
     size_t bytes = scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx, bytes);
     scan_products(temp.get(), bytes, products.get(), before.get(), rows, stream);
-    split.total = ctx.read_back(before.get() + rows);
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head.get()->total, before.get() + rows, sizeof(long long),
+                                      cudaMemcpyDeviceToDevice, stream));
+  }
+  if (counted || count > 0) {
+    const Head host = ctx.read_back(head.get());
+    report_csr_defects<Offset, Col>(checks, count, host.found);
+    split.total = host.total;
   }
   const std::vector<double> shares = shares_for(split.total);
   const int parts = static_cast<int>(shares.size());
@@ -175,9 +204,9 @@ RowSplit split_rows(Context& ctx, const Operands& in,
   if (parts < 1 || !(sum > 0))
     fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: shares must have a positive sum");
   split.parts = parts;
-  std::vector<Cut> cuts(static_cast<size_t>(parts) + 1, Cut{rows, split.total, 0, 0});
-  cuts[0] = {0, 0, 0, 0};
-  if (rows > 0) {
+  std::vector<Cut> cuts(static_cast<size_t>(parts) + 1, Cut{rows, split.total});
+  cuts[0] = Cut{};
+  if (counted) {
     std::vector<double> cumulative(static_cast<size_t>(parts) + 1, 1.0);
     double running = 0;
     for (int p = 0; p < parts; ++p) {
@@ -188,16 +217,29 @@ RowSplit split_rows(Context& ctx, const Operands& in,
     SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
                                       sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
                                       stream));
+    const auto* a_offsets = static_cast<const Offset*>(in.A->row_offsets);
     const CutArgs<Offset> args{before.get(),
                                rows,
                                parts,
                                cumulative_d.get(),
-                               static_cast<const Offset*>(in.A->row_offsets),
+                               a_offsets,
                                in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
     DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
     const int blocks = static_cast<int>((cuts.size() + kThreads - 1) / kThreads);
     cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d.get());
     SPGEMM_CUDA_CHECK_LAUNCH();
+    if (spans) {
+      const int64_t per_part = (in.A->nnz + parts - 1) / parts;
+      const dim3 grid(static_cast<unsigned>(stride_blocks(ctx, per_part)),
+                      static_cast<unsigned>(parts));
+      span_kernel<Col><<<grid, kThreads, 0, stream>>>(static_cast<const Col*>(in.A->col_ind),
+                                                      in.A->base, cuts_d.get());
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      b_rows_kernel<Offset><<<(parts + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
+          static_cast<const Offset*>(in.B->row_offsets), in.B->rows, in.A->base, parts,
+          cuts_d.get());
+      SPGEMM_CUDA_CHECK_LAUNCH();
+    }
     ctx.read_back(cuts.data(), cuts_d.get(), sizeof(Cut) * cuts.size());
   }
   for (const Cut& c : cuts) {
@@ -205,6 +247,13 @@ RowSplit split_rows(Context& ctx, const Operands& in,
     split.first_product.push_back(c.first_product);
     split.a_offset.push_back(c.a_offset);
     split.d_offset.push_back(c.d_offset);
+  }
+  for (int p = 0; spans && p < parts; ++p) {
+    const Cut& c = cuts[static_cast<size_t>(p)];
+    split.b_row_first.push_back(c.b_row_first);
+    split.b_row_end.push_back(c.b_row_end);
+    split.b_begin.push_back(c.b_begin);
+    split.b_end.push_back(c.b_end);
   }
   return split;
 }
@@ -226,33 +275,6 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
   return out;
 }
 
-template <class Col>
-std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n) {
-  if (n <= 0) return {0, -1};
-  const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<unsigned long long> span(ctx, 2);
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get(), 0xff, sizeof(unsigned long long), stream));
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(span.get() + 1, 0, sizeof(unsigned long long), stream));
-  span_kernel<Col><<<static_cast<int>(stride_blocks(ctx, n)), kThreads, 0, stream>>>(cols, n,
-                                                                                   span.get());
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  unsigned long long out[2];
-  ctx.read_back(out, span.get(), sizeof(out));
-  return {static_cast<int64_t>(out[0]), static_cast<int64_t>(out[1])};
-}
-
-template <class T>
-bool same_indices(Context& ctx, const T* a, const T* b, int64_t n) {
-  if (n <= 0) return true;
-  const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<int> differ(ctx, 1);
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(differ.get(), 0, sizeof(int), stream));
-  compare_kernel<T><<<static_cast<int>(stride_blocks(ctx, n)), kThreads, 0, stream>>>(a, b, n,
-                                                                                  differ.get());
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  return ctx.read_back(differ.get()) == 0;
-}
-
 template <class Offset>
 void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream) {
   if (n <= 0) return;
@@ -261,18 +283,15 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
-#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                          \
-  template RowSplit split_rows<Offset, Col>(Context&, const Operands&, \
+#define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \
+  template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const CheckedOperand*, int, \
+                                            bool,                                                 \
                                             const std::function<std::vector<double>(long long)>&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SPLIT)
 template std::vector<long long> offsets_at<int32_t>(Context&, const int32_t*,
                                                     const std::vector<long long>&);
 template std::vector<long long> offsets_at<int64_t>(Context&, const int64_t*,
                                                     const std::vector<long long>&);
-template std::pair<int64_t, int64_t> index_span<int32_t>(Context&, const int32_t*, int64_t);
-template std::pair<int64_t, int64_t> index_span<int64_t>(Context&, const int64_t*, int64_t);
-template bool same_indices<int32_t>(Context&, const int32_t*, const int32_t*, int64_t);
-template bool same_indices<int64_t>(Context&, const int64_t*, const int64_t*, int64_t);
 template void shift_offsets<int32_t>(int32_t*, const int32_t*, int64_t, int64_t, cudaStream_t);
 template void shift_offsets<int64_t>(int64_t*, const int64_t*, int64_t, int64_t, cudaStream_t);
 

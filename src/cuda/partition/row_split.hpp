@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/context.hpp"
+#include "core/csr_checks.hpp"
 #include "plan/engine.hpp"
 
 #include <cuda_runtime_api.h>
@@ -12,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <utility>
 #include <vector>
 
 namespace spgemm::cuda {
@@ -21,19 +21,27 @@ namespace spgemm::cuda {
 // [row_start[p], row_start[p + 1]) and first_product[p + 1] - first_product[p]
 // of the `total` products; a_offset / d_offset are A's / D's row offsets at
 // row_start, as stored (with the index base; 0 without D). parts + 1 cuts.
+// With spans asked for, per part (parts entries): the rows of B its entries
+// of op(A) name, [b_row_first[p], b_row_end[p]) from the least column to the
+// greatest ([0, min(1, rows of B)) for a part without entries), and B's row
+// offsets there, b_begin[p] and b_end[p], as stored.
 struct RowSplit {
   int parts = 0;
   long long total = 0;
   std::vector<long long> row_start, first_product, a_offset, d_offset;
+  std::vector<long long> b_row_first, b_row_end, b_begin, b_end;
 };
 
 // Rows cut so that part p gets (as close as whole rows allow) the share
 // shares[p] / sum(shares) of the products, where shares = shares_for(total
-// products): one analysis pass and a scan on ctx's stream, a readback of the
-// total, the cuts, and a readback of them. shares: at least one entry, each
-// >= 0, not all 0.
+// products): one analysis pass (with the input checks of `count` operands,
+// whose defects it reports as INVALID_VALUE before anything reads the counts)
+// and a scan on ctx's stream, a readback of the total, the cuts (and with
+// `spans`, the rows of B each part names), and a readback of them. shares:
+// at least one entry, each >= 0, not all 0.
 template <class Offset, class Col>
-RowSplit split_rows(Context& ctx, const Operands& in,
+RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
+                    bool spans,
                     const std::function<std::vector<double>(long long total)>& shares_for);
 
 // offsets[rows[i]] for every i (device offsets, nullptr: all 0), with one
@@ -44,16 +52,6 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
 
 // The device workspace of one split_rows for `rows` rows and `parts` parts.
 size_t split_rows_workspace_bytes(int64_t rows, int parts);
-
-// The least and greatest of the n indices cols (device, ctx's device), with
-// one synchronization of ctx's stream; {0, -1} for n = 0.
-template <class Col>
-std::pair<int64_t, int64_t> index_span(Context& ctx, const Col* cols, int64_t n);
-
-// Whether a[i] == b[i] for i in [0, n) (device arrays on ctx's device), with
-// one synchronization of ctx's stream.
-template <class T>
-bool same_indices(Context& ctx, const T* a, const T* b, int64_t n);
 
 // out[i] = in[i] + delta for i in [0, n), on `stream`, whose device holds
 // both (out may be in). Also for column indices (Offset a column type).

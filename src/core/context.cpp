@@ -173,6 +173,7 @@ void Context::set_devices(const int* devices, int count) {
       if (devices[i] != SPGEMM_HOST_DEVICE) part->share_pool_with(devices[i]);
   }
   partitioning_.parts = std::move(parts);
+  if (!partitioning_.crew) partitioning_.crew = std::make_shared<Crew>();
   partitioning_.shares.clear();
   throughput_.parts.assign(static_cast<size_t>(count), PartHistory{});
   throughput_.parts_again = throughput_.parts;

@@ -5,6 +5,8 @@
 // limits every kernel configuration is derived from.
 #pragma once
 
+#include "core/crew.hpp"
+
 #include <spgemm/spgemm.h>
 
 #include <cuda_runtime_api.h>
@@ -61,6 +63,7 @@ struct Partitioning {
   std::vector<double> shares;
   long long min_products = -1;  // negative: the library's default
   bool distributed = false;     // C left as the parts' row blocks
+  std::shared_ptr<Crew> crew;   // the host threads that run the parts at once
 };
 
 // One numeric phase of one part: its products, of a product of `total`,

@@ -1,5 +1,6 @@
 #include "multi/partitioned_engine.hpp"
 
+#include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
 #include "cuda/configs/bins.hpp"
@@ -14,7 +15,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <future>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,7 +25,6 @@ namespace spgemm {
 
 namespace {
 
-using multi::at_once;
 using multi::copy_between;
 using multi::Event;
 
@@ -35,7 +37,8 @@ class PartitionedEngine final : public Engine {
   explicit PartitionedEngine(Context& ctx)
       : ctx_(ctx),
         home_(make_cuda_engine<Value, Offset, Col>(ctx)),
-        settings_(ctx.partitioning()) {}
+        settings_(ctx.partitioning()),
+        crew_(settings_.crew ? settings_.crew : std::make_shared<Crew>()) {}
 
   ~PartitionedEngine() override {
     retire_parts();
@@ -55,74 +58,44 @@ class PartitionedEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return home_->fingerprint(m); }
 
+  // The cut on the handle's device, on the caller's thread; meanwhile each
+  // part on another device fingerprints the replicas it is to read in place
+  // (with the input checks on), to be compared with the operands' own
+  // fingerprints taken with the cut. Then every part analyzes its rows at
+  // once.
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     retire_parts();
     rows_ = in.A->rows;
     std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
-    // the handle's GPU alone whatever the products: no need to count them
-    const bool alone =
-        multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
-        gpus_are_home(contexts);
-    cuda::RowSplit cut;
-    if (!alone)  // the input checks with the count, before any part reads the operands
-      cut = cuda::split_rows<Offset, Col>(ctx_, in, checks, count, any_remote(contexts),
-                                          [&](long long total) {
-                                            return multi::part_shares<Value, Col>(
-                                                settings_, ctx_.throughput(), in, total);
-                                          });
-    total_ = alone ? -1 : cut.total;
-    const long long least =
-        settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
-    listed_ = true;
-    if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
-      if (!settings_.distributed) {
-        home_->analyze(in, alone ? checks : nullptr, alone ? count : 0);
-        return;
-      }
-      if (alone && count > 0) home_->check_structures(checks, count);
-      // whole, yet C still a block of the plan's own: one part, the handle's
-      cut = whole(in, total_);
-      contexts = {&ctx_};
-      listed_ = false;
-    }
     const int n = static_cast<int>(contexts.size());
-    for (int p = 0; p < n; ++p) {
+    std::vector<Prints> replica_prints(static_cast<size_t>(n));
+    Prints home_prints;
+    std::promise<void> cut_made;
+    const std::shared_future<void> cut_known = cut_made.get_future().share();
+    crew_->run(n, [&](int p) {
       Context* on = contexts[static_cast<size_t>(p)];
-      if (on) {
-        parts_.push_back(std::make_unique<PartT>(cut, p, *on, ctx_.device(), in));
-        continue;
+      if (p > 0) {
+        replica_prints[static_cast<size_t>(p)] = fingerprint_replicas(in, on);
+        cut_known.get();  // (rethrows the cut's failure)
+      } else {
+        try {
+          home_prints = cut_into_parts(in, checks, count, contexts);
+        } catch (...) {
+          cut_made.set_exception(std::current_exception());
+          throw;
+        }
+        cut_made.set_value();
+        replica_prints[0] = fingerprint_replicas(in, on);
       }
-      parts_.push_back(nullptr);
-      host_ = std::make_unique<HostPartT>(cut, p, in);
-      if (!host_stream_)
-        SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
-    }
-    const std::array<uint64_t, 3> home_prints = replicated_prints(in);
-    ready_.record(ctx_.stream());  // the operands as the caller's stream left them
-    at_once(n, [&](int p) {
-      if (!parts_[static_cast<size_t>(p)]) {
-        if (host_->rows == 0) return;
-        const Context::DeviceGuard guard(ctx_);  // its copies run on the operands' device
-        ready_.wait_on(host_stream_);
-        host_->place_structures(in, host_stream_);
-        host_->engine->analyze(host_->operands(), nullptr, 0);
-        return;
-      }
-      PartT& part = *parts_[static_cast<size_t>(p)];
-      if (part.rows == 0) return;
-      const PartScope scope(ctx_, *part.ctx);
-      ready_.wait_on(part.stream());
-      part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
-      if (ctx_.input_checks()) part.check_replicas(in, home_prints);
-      part.place_structures(in);
-      part.engine->analyze(part.operands(), nullptr, 0);
+      if (p < static_cast<int>(parts_.size()))
+        analyze_part(p, in, home_prints, replica_prints[static_cast<size_t>(p)]);
     });
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
     if (parts_.empty()) return home_->symbolic(in, C);
-    at_once(static_cast<int>(parts_.size()), [&](int p) {
+    crew_->run(static_cast<int>(parts_.size()), [&](int p) {
       range(p).c_nnz = 0;
       if (range(p).rows == 0) return;
       if (!parts_[static_cast<size_t>(p)]) {
@@ -254,27 +227,126 @@ class PartitionedEngine final : public Engine {
   // parts' where C stays distributed.
   bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
 
+  // Fingerprints of A's, B's and D's structures (none: not taken).
+  using Prints = std::array<std::optional<uint64_t>, 3>;
+
+  // The cut of op(A)'s rows into parts_ (none: the product runs whole on
+  // home_, analyzed here), the input checks with it; with them, where the
+  // checks are on, the fingerprints of the operands that a part on another
+  // device reads from a replica. Then ready_ on the handle's stream.
+  Prints cut_into_parts(const Operands& in, const CheckedOperand* checks, int count,
+                        std::vector<Context*> contexts) {
+    // the handle's GPU alone whatever the products: no need to count them
+    const bool alone =
+        multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
+        gpus_are_home(contexts);
+    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
+    const MatrixDesc* replicated[3] = {};
+    for (int i = 0; i < 3 && ctx_.input_checks() && !alone; ++i)
+      for (const Context* on : contexts)
+        if (operands[i] && on && on->device() != ctx_.device() &&
+            operands[i]->replica_on(on->device()))
+          replicated[i] = operands[i];
+    const bool fingerprinted = replicated[0] || replicated[1] || replicated[2];
+    DeviceBuffer<unsigned long long> sums(ctx_, fingerprinted ? 3 : 0);
+    if (fingerprinted) cuda::launch_fingerprints<Offset, Col>(ctx_, replicated, 3, sums.get());
+    cuda::RowSplit cut;
+    if (!alone)  // the input checks with the count, before any part reads the operands
+      cut = cuda::split_rows<Offset, Col>(ctx_, in, checks, count, any_remote(contexts),
+                                          [&](long long total) {
+                                            return multi::part_shares<Value, Col>(
+                                                settings_, ctx_.throughput(), in, total);
+                                          });
+    Prints prints;
+    unsigned long long taken[3];
+    if (fingerprinted) ctx_.read_back(taken, sums.get(), sizeof(taken));
+    for (int i = 0; i < 3; ++i)
+      if (replicated[i]) prints[static_cast<size_t>(i)] = taken[i];
+    total_ = alone ? -1 : cut.total;
+    const long long least =
+        settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
+    listed_ = true;
+    if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
+      if (!settings_.distributed) {
+        home_->analyze(in, alone ? checks : nullptr, alone ? count : 0);
+        return prints;
+      }
+      if (alone && count > 0) home_->check_structures(checks, count);
+      // whole, yet C still a block of the plan's own: one part, the handle's
+      cut = whole(in, total_);
+      contexts = {&ctx_};
+      listed_ = false;
+    }
+    for (int p = 0; p < static_cast<int>(contexts.size()); ++p) {
+      Context* on = contexts[static_cast<size_t>(p)];
+      if (on) {
+        parts_.push_back(std::make_unique<PartT>(cut, p, *on, ctx_.device(), in));
+        continue;
+      }
+      parts_.push_back(nullptr);
+      host_ = std::make_unique<HostPartT>(cut, p, in);
+      if (!host_stream_)
+        SPGEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream_, cudaStreamNonBlocking));
+    }
+    ready_.record(ctx_.stream());  // the operands as the caller's stream left them
+    return prints;
+  }
+
+  // With the input checks on, the fingerprints of the replicas of A, B and D
+  // on `on`'s device, where it is a GPU other than the handle's.
+  Prints fingerprint_replicas(const Operands& in, Context* on) {
+    Prints prints;
+    if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return prints;
+    const PartScope scope(ctx_, *on);
+    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
+    std::optional<MatrixDesc> views[3];
+    const MatrixDesc* replicas[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      if (operands[i]) views[i] = multi::replica_view(*operands[i], on->device());
+      if (views[i]) replicas[i] = &*views[i];
+    }
+    if (!replicas[0] && !replicas[1] && !replicas[2]) return prints;
+    DeviceBuffer<unsigned long long> sums(*on, 3);
+    cuda::launch_fingerprints<Offset, Col>(*on, replicas, 3, sums.get());
+    unsigned long long taken[3];
+    on->read_back(taken, sums.get(), sizeof(taken));
+    for (int i = 0; i < 3; ++i)
+      if (replicas[i]) prints[static_cast<size_t>(i)] = taken[i];
+    return prints;
+  }
+
+  // Part p's analysis (its device current on the calling thread): its
+  // replicas' fingerprints compared with their operands', its structures
+  // placed, its engine's analysis enqueued.
+  void analyze_part(int p, const Operands& in, const Prints& home_prints,
+                    const Prints& replica_prints) {
+    if (!parts_[static_cast<size_t>(p)]) {
+      if (host_->rows == 0) return;
+      const Context::DeviceGuard guard(ctx_);  // its copies run on the operands' device
+      ready_.wait_on(host_stream_);
+      host_->place_structures(in, host_stream_);
+      host_->engine->analyze(host_->operands(), nullptr, 0);
+      return;
+    }
+    PartT& part = *parts_[static_cast<size_t>(p)];
+    if (part.rows == 0) return;
+    for (int i = 0; i < 3; ++i)
+      if (replica_prints[static_cast<size_t>(i)] &&
+          replica_prints[static_cast<size_t>(i)] != home_prints[static_cast<size_t>(i)])
+        fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
+                                              std::to_string(part.ctx->device()) +
+                                              " differs from it in structure");
+    const PartScope scope(ctx_, *part.ctx);
+    ready_.wait_on(part.stream());
+    part.place_structures(in);
+    part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
+    part.engine->analyze(part.operands(), nullptr, 0);
+  }
+
   // Whether a GPU part is on another device than the handle's.
   bool any_remote(const std::vector<Context*>& contexts) const {
     return std::any_of(contexts.begin(), contexts.end(),
                        [&](const Context* on) { return on && on->device() != ctx_.device(); });
-  }
-
-  // With the input checks on, the fingerprints of A's, B's and D's
-  // structures (0: none taken) where a part on another device reads a
-  // replica of them in place (Part::check_replicas).
-  std::array<uint64_t, 3> replicated_prints(const Operands& in) {
-    std::array<uint64_t, 3> prints{};
-    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
-    for (size_t i = 0; i < prints.size() && ctx_.input_checks(); ++i) {
-      const MatrixDesc* m = operands[i];
-      const bool read = m && std::any_of(parts_.begin(), parts_.end(), [&](const auto& part) {
-                          return part && part->remote && part->rows > 0 &&
-                                 m->replica_on(part->ctx->device());
-                        });
-      if (read) prints[i] = home_->fingerprint(*m);
-    }
-    return prints;
   }
 
   // Whether the GPU parts are one, on the handle's device.
@@ -412,6 +484,7 @@ class PartitionedEngine final : public Engine {
   Context& ctx_;
   std::unique_ptr<Engine> home_;  // products that run whole, checks, transposes
   Partitioning settings_;         // as the handle had them at the plan's creation
+  std::shared_ptr<Crew> crew_;    // the handle's (parts' analyses and symbolic phases)
   // empty: the product runs whole on home_; nullptr: the host's part
   std::vector<std::unique_ptr<PartT>> parts_;
   std::unique_ptr<HostPartT> host_;

@@ -13,41 +13,14 @@
 
 #include <array>
 #include <cstdint>
-#include <exception>
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
-#include <thread>
 #include <vector>
 
 namespace spgemm::multi {
-
-// Runs body(i) for every i in [0, n) at once, one host thread each beyond
-// the caller's; rethrows the first failure once all have ended.
-template <class Body>
-void at_once(int n, const Body& body) {
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
-  auto run = [&](int i) {
-    try {
-      body(i);
-    } catch (...) {
-      errors[static_cast<size_t>(i)] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  try {
-    for (int i = 1; i < n; ++i) threads.emplace_back(run, i);
-  } catch (...) {
-    for (std::thread& t : threads) t.join();
-    throw;
-  }
-  if (n > 0) run(0);
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 // A CUDA event, created on the current device at its first record (an event
 // is recorded on streams of the device it was created on).
@@ -85,6 +58,18 @@ void copy_between(T* to, int to_device, const T* from, int from_device, int64_t 
   if (count > 0)
     SPGEMM_CUDA_CHECK(cudaMemcpyPeerAsync(to, to_device, from, from_device,
                                           static_cast<size_t>(count) * sizeof(T), stream));
+}
+
+// m as read from its replica on `device` (spgemmCsrSetReplica); none there:
+// nullopt.
+inline std::optional<MatrixDesc> replica_view(const MatrixDesc& m, int device) {
+  const Replica* r = m.replica_on(device);
+  if (!r) return std::nullopt;
+  MatrixDesc here = m;
+  here.row_offsets = r->row_offsets;
+  here.col_ind = r->col_ind;
+  here.values = r->values;
+  return here;
 }
 
 // A part's rows of C, as part p of `cut` of the operands `in`: their
@@ -159,20 +144,6 @@ struct Part : RowRange {
   Operands operands() const { return {&A, &B, has_d ? &D : nullptr}; }
   cudaStream_t stream() const { return ctx->stream(); }
 
-  // INVALID_VALUE unless the replicas of A, B and D that it reads in place
-  // have the fingerprints `home_prints` of their matrices' structures (on the
-  // operands' device), with its engine (set) on its device.
-  void check_replicas(const Operands& in, const std::array<uint64_t, 3>& home_prints) {
-    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
-    for (int i = 0; i < 3 && remote; ++i) {
-      const auto replica = operands[i] ? in_place(*operands[i]) : std::nullopt;
-      if (replica && engine->fingerprint(*replica) != home_prints[static_cast<size_t>(i)])
-        fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
-                                              std::to_string(ctx->device()) +
-                                              " differs from it in structure");
-    }
-  }
-
   // The operands' structures as the part reads them, and its row offsets of
   // C, at analyze (its device current).
   void place_structures(const Operands& in) {
@@ -218,13 +189,7 @@ struct Part : RowRange {
   // replica on another; none: the part reads copies.
   std::optional<MatrixDesc> in_place(const MatrixDesc& m) const {
     if (!remote) return m;
-    const Replica* r = m.replica_on(ctx->device());
-    if (!r) return std::nullopt;
-    MatrixDesc here = m;
-    here.row_offsets = r->row_offsets;
-    here.col_ind = r->col_ind;
-    here.values = r->values;
-    return here;
+    return replica_view(m, ctx->device());
   }
 
   // m's arrays from its entry `first` on, read in place.

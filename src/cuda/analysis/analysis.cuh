@@ -80,6 +80,11 @@ void check_csr_structures(Context& ctx, const CheckedOperand* operands, int coun
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m);
 
+// The same into *sum (device memory) on ctx's stream, without a
+// synchronization.
+template <class Offset, class Col>
+void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum);
+
 // The device workspace of one check_csr_structures plus one csr_fingerprint
 // (each holds its block for the length of the call only).
 size_t csr_checks_workspace_bytes();

@@ -46,14 +46,19 @@ int grid_for_positions(const Context& ctx, const MatrixDesc& m) {
 }  // namespace
 
 template <class Offset, class Col>
-uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
+void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum) {
   const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<unsigned long long> sum(ctx, 1);
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream));
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(unsigned long long), stream));
   fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
       m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
-      static_cast<const Col*>(m.col_ind), sum.get());
+      static_cast<const Col*>(m.col_ind), sum);
   SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+template <class Offset, class Col>
+uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
+  DeviceBuffer<unsigned long long> sum(ctx, 1);
+  launch_fingerprint<Offset, Col>(ctx, m, sum.get());
   return ctx.read_back(sum.get());
 }
 
@@ -91,7 +96,8 @@ size_t csr_checks_workspace_bytes() {
   template void check_csr_structures<Offset, Col>(Context&, const CheckedOperand*, int);  \
   template void report_csr_defects<Offset, Col>(const CheckedOperand*, int,               \
                                                 const CsrDefects*);                        \
-  template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);
+  template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);              \
+  template void launch_fingerprint<Offset, Col>(Context&, const MatrixDesc&, unsigned long long*);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 
 }  // namespace spgemm::cuda

@@ -258,6 +258,14 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   return split;
 }
 
+template <class Offset, class Col>
+void launch_fingerprints(Context& ctx, const MatrixDesc* const* m, int n,
+                         unsigned long long* sums) {
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(unsigned long long) * n, ctx.stream()));
+  for (int i = 0; i < n; ++i)
+    if (m[i]) launch_fingerprint<Offset, Col>(ctx, *m[i], sums + i);
+}
+
 template <class Offset>
 std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
                                   const std::vector<long long>& rows) {
@@ -286,7 +294,9 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
 #define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \
   template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const CheckedOperand*, int, \
                                             bool,                                                 \
-                                            const std::function<std::vector<double>(long long)>&);
+                                            const std::function<std::vector<double>(long long)>&); \
+  template void launch_fingerprints<Offset, Col>(Context&, const MatrixDesc* const*, int,         \
+                                                 unsigned long long*);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SPLIT)
 template std::vector<long long> offsets_at<int32_t>(Context&, const int32_t*,
                                                     const std::vector<long long>&);

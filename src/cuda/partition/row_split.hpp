@@ -44,6 +44,13 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
                     bool spans,
                     const std::function<std::vector<double>(long long total)>& shares_for);
 
+// The fingerprints (core/csr_checks.hpp) of the structures of the n
+// matrices m[i] into sums[i] (device memory on ctx's device; a null m[i]:
+// 0), on ctx's stream, without a synchronization.
+template <class Offset, class Col>
+void launch_fingerprints(Context& ctx, const MatrixDesc* const* m, int n,
+                         unsigned long long* sums);
+
 // offsets[rows[i]] for every i (device offsets, nullptr: all 0), with one
 // synchronization of ctx's stream.
 template <class Offset>

@@ -1,0 +1,99 @@
+// The crew of host threads that runs a split product's parts at once
+// (src/core/crew.hpp): every body runs once per call, all at once (each
+// waits for the others to start), on threads kept from one call to the
+// next; a failure comes back to the caller after all have ended; calls from
+// several threads take turns.
+#include "core/crew.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using spgemm::Crew;
+
+namespace {
+
+// Waits (at most 10 s) until `count` reaches n; whether it did.
+bool all_arrive(std::atomic<int>& count, int n) {
+  ++count;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (count.load() < n)
+    if (std::chrono::steady_clock::now() > until) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a crew runs every body once, all at once, again and again") {
+  Crew crew;
+  for (int n : {4, 2, 5, 1, 3}) {
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
+    std::atomic<int> arrived{0}, met{0};
+    std::vector<std::thread::id> ids(static_cast<size_t>(n));
+    crew.run(n, [&](int i) {
+      ++runs[static_cast<size_t>(i)];
+      ids[static_cast<size_t>(i)] = std::this_thread::get_id();
+      if (all_arrive(arrived, n)) ++met;
+    });
+    INFO("n = " << n);
+    for (auto& r : runs) CHECK(r.load() == 1);
+    CHECK(met.load() == n);  // none finished before all had started
+    CHECK(ids[0] == std::this_thread::get_id());
+    CHECK(std::set<std::thread::id>(ids.begin(), ids.end()).size() == static_cast<size_t>(n));
+  }
+}
+
+TEST_CASE("a crew keeps its threads between calls") {
+  Crew crew;
+  std::thread::id first{}, second{};
+  crew.run(2, [&](int i) {
+    if (i == 1) first = std::this_thread::get_id();
+  });
+  crew.run(2, [&](int i) {
+    if (i == 1) second = std::this_thread::get_id();
+  });
+  CHECK(first == second);
+  CHECK(first != std::this_thread::get_id());
+}
+
+TEST_CASE("a crew's failure reaches the caller once all bodies have ended") {
+  Crew crew;
+  std::atomic<int> ended{0};
+  CHECK_THROWS_WITH(crew.run(4,
+                             [&](int i) {
+                               std::this_thread::sleep_for(std::chrono::milliseconds(5 * i));
+                               ++ended;
+                               if (i == 2) throw std::runtime_error("part 2 failed");
+                             }),
+                    "part 2 failed");
+  CHECK(ended.load() == 4);
+  std::atomic<int> runs{0};
+  crew.run(4, [&](int) { ++runs; });  // still serves
+  CHECK(runs.load() == 4);
+}
+
+TEST_CASE("calls on one crew from several threads take turns") {
+  Crew crew;
+  std::atomic<int> inside{0}, most{0}, runs{0};
+  auto caller = [&] {
+    for (int k = 0; k < 50; ++k)
+      crew.run(3, [&](int) {
+        const int now = ++inside;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        ++runs;
+        --inside;
+      });
+  };
+  std::thread a(caller), b(caller);
+  a.join();
+  b.join();
+  CHECK(runs.load() == 2 * 50 * 3);
+  CHECK(most.load() <= 3);  // never two calls' bodies at once
+}

@@ -39,12 +39,12 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
 // or where B's columns fit in the table's bits (mask_words > 0: at most
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
 // place: a bit per column, no hashing, no probing, counted at the end.
-// Warp groups given terms count rows of at most kSymbolicMatchTerms terms
-// without a table (distinct_in_warp). Finish (a small product's single
-// launch over all rows, compiled apart so that the other launches keep
-// their registers): the last block to finish turns the counts into C's
-// row offsets.
-template <Group G, bool Addend, bool Finish, class Offset, class Col>
+// Match (warp groups only): rows of at most kSymbolicMatchTerms terms are
+// counted without a table (distinct_in_warp). Finish (a small product's
+// single launch over all rows): the last block to finish turns the counts
+// into C's row offsets. Both are compiled apart, so that the other launches
+// keep their code and registers.
+template <Group G, bool Addend, bool Finish, bool Match, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int mask_words, int lanes, const int* __restrict__ terms,
@@ -66,8 +66,9 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   auto* mask = reinterpret_cast<uint32_t*>(keys);
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
-    if constexpr (G == Group::warp) {
-      if (terms && terms[row] <= kSymbolicMatchTerms) {  // (warp-uniform)
+    if constexpr (Match) {
+      static_assert(G == Group::warp, "a row of few terms is a warp's");
+      if (terms[row] <= kSymbolicMatchTerms) {  // (warp-uniform)
         const int count = distinct_in_warp<Addend>(A, B, D, row);
         if (rank == 0) row_nnz[row] = static_cast<Offset>(count);
         continue;
@@ -162,8 +163,12 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                      Pattern<Offset, Col> D, int lanes, const int* terms, Offset* row_nnz,
                      const SmallFinish<Offset>& finish, cudaStream_t stream) {
-  auto kernel = finish.total ? hash_symbolic_kernel<G, Addend, true, Offset, Col>
-                             : hash_symbolic_kernel<G, Addend, false, Offset, Col>;
+  constexpr bool kWarp = G == Group::warp;
+  auto kernel =
+      terms ? (finish.total ? hash_symbolic_kernel<G, Addend, true, kWarp, Offset, Col>
+                            : hash_symbolic_kernel<G, Addend, false, kWarp, Offset, Col>)
+            : (finish.total ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
+                            : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
@@ -197,9 +202,9 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     }
     const HashBinLaunch& b = layout.hash[bin];
     // rows of few terms are only in the bins of few (a row's size is at
-    // most its terms) or in a small product's one launch; the others skip
-    // the load of terms[row] (which was not what cost uniform:500000:8 its
-    // symbolic time: docs/performance.md, fifteenth session)
+    // most its terms) or in a small product's one launch; the others are
+    // compiled without the path (uniform:500000:8, rows of 64 terms:
+    // symbolic 306 -> 339 us with it compiled in, H200)
     const bool matched = b.spec.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes,

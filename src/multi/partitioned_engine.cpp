@@ -145,39 +145,23 @@ class PartitionedEngine final : public Engine {
     return total;
   }
 
+  // Every part's numeric phase enqueued at once, each from its thread of
+  // the crew (the host part's computed there); the handle's stream then
+  // waits for the GPU parts.
   void numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) override {
     if (parts_.empty()) {
       home_->numeric(in, C, alpha, beta);
       return;
     }
     ready_.record(ctx_.stream());
-    for (auto& owned : parts_) {
-      if (!owned || owned->rows == 0) continue;
-      PartT& part = *owned;
-      const PartScope scope(ctx_, *part.ctx);
-      part.ctx->set_deterministic(ctx_.deterministic());
-      const cudaStream_t stream = part.stream();
-      ready_.wait_on(stream);
-      part.start.record(stream);
-      part.place_values(in);
-      if (own_c(part)) {
-        part.C.col_ind = part.c_cols.get();
-        part.C.values = part.c_values.get();
-      } else {
-        part.C.col_ind = multi::advanced<Col>(C.col_ind, part.c_first);
-        part.C.values = multi::advanced<Value>(C.values, part.c_first);
+    crew_->run(static_cast<int>(parts_.size()), [&](int p) {
+      PartT* part = parts_[static_cast<size_t>(p)].get();
+      if (!part) {
+        if (host_->rows > 0) host_numeric(in, C, alpha, beta);
+      } else if (part->rows > 0) {
+        part_numeric(*part, in, C, alpha, beta);
       }
-      part.engine->numeric(part.operands(), part.C, alpha, beta);
-      if (part.remote && !settings_.distributed) {
-        copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(), part.c_cols.get(),
-                     part.ctx->device(), part.c_nnz, stream);
-        copy_between(static_cast<Value*>(C.values) + part.c_first, ctx_.device(),
-                     part.c_values.get(), part.ctx->device(), part.c_nnz, stream);
-      }
-      part.done.record(stream);
-      ++part.numerics;
-    }
-    if (host_ && host_->rows > 0) host_numeric(in, C, alpha, beta);  // while the GPUs work
+    });
     for (auto& part : parts_)
       if (part && part->rows > 0) part->done.wait_on(ctx_.stream());
   }
@@ -359,12 +343,43 @@ class PartitionedEngine final : public Engine {
     return gpus == 1 && home != contexts.end();
   }
 
-  // The host part's numeric phase on the caller's thread, the GPU parts'
-  // already enqueued: its values copied in, its rows computed, copied into C
+  // A GPU part's numeric phase, enqueued on its stream after ready_: its
+  // values placed, its rows of C computed (into C's arrays at its offset on
+  // the handle's device, else its own, copied into C unless distributed),
+  // timed by its events.
+  void part_numeric(PartT& part, const Operands& in, MatrixDesc& C, const void* alpha,
+                    const void* beta) {
+    const PartScope scope(ctx_, *part.ctx);
+    part.ctx->set_deterministic(ctx_.deterministic());
+    const cudaStream_t stream = part.stream();
+    ready_.wait_on(stream);
+    part.start.record(stream);
+    part.place_values(in);
+    if (own_c(part)) {
+      part.C.col_ind = part.c_cols.get();
+      part.C.values = part.c_values.get();
+    } else {
+      part.C.col_ind = multi::advanced<Col>(C.col_ind, part.c_first);
+      part.C.values = multi::advanced<Value>(C.values, part.c_first);
+    }
+    part.engine->numeric(part.operands(), part.C, alpha, beta);
+    if (part.remote && !settings_.distributed) {
+      copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(), part.c_cols.get(),
+                   part.ctx->device(), part.c_nnz, stream);
+      copy_between(static_cast<Value*>(C.values) + part.c_first, ctx_.device(),
+                   part.c_values.get(), part.ctx->device(), part.c_nnz, stream);
+    }
+    part.done.record(stream);
+    ++part.numerics;
+  }
+
+  // The host part's numeric phase on its thread of the crew, while the GPU
+  // parts' are enqueued: its values copied in, its rows computed, copied into C
   // (unless distributed) and waited for, since its pinned C is rewritten by
   // the next phase. Its throughputs go to the handle's model.
   void host_numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) {
     HostPartT& h = *host_;
+    const Context::DeviceGuard guard(ctx_);  // its copies run on the operands' device
     using Clock = std::chrono::steady_clock;
     const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
     const auto start = Clock::now();

@@ -97,6 +97,7 @@ struct PartHistory {
 struct Throughput {
   double gpu = 0, host = 0, copy = 0;
   std::vector<PartHistory> parts, parts_again;
+  long long split_total = 0;  // products of the last product cut (the next cut's guess)
 };
 
 class Context {

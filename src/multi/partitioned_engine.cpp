@@ -236,11 +236,12 @@ class PartitionedEngine final : public Engine {
     if (fingerprinted) cuda::launch_fingerprints<Offset, Col>(ctx_, replicated, 3, sums.get());
     cuda::RowSplit cut;
     if (!alone)  // the input checks with the count, before any part reads the operands
-      cut = cuda::split_rows<Offset, Col>(ctx_, in, checks, count, any_remote(contexts),
-                                          [&](long long total) {
-                                            return multi::part_shares<Value, Col>(
-                                                settings_, ctx_.throughput(), in, total);
-                                          });
+      cut = cuda::split_rows<Offset, Col>(
+          ctx_, in, checks, count, any_remote(contexts), ctx_.throughput().split_total,
+          [&](long long total) {
+            return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
+          });
+    if (!alone) ctx_.throughput().split_total = cut.total;
     Prints prints;
     unsigned long long taken[3];
     if (fingerprinted) ctx_.read_back(taken, sums.get(), sizeof(taken));

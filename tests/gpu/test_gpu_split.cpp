@@ -488,6 +488,32 @@ TEST_CASE("operands replicated on the parts' devices: read in place, checked",
   CHECK(offsets == nullptr);
 }
 
+// The input checks run with the cost pass, whose cut (from the total of the
+// handle's last split product) is computed before their verdict is known:
+// defective operands are refused, nothing is read outside them, and the
+// handle goes on.
+TEST_CASE("a split product refuses defective operands at analysis", "[gpu][split][checks]") {
+  const HostCsr<double> A = generate("banded:6000:5");
+  const SplitHandle handle({1.0, 1.0});
+  const cudaStream_t stream = stream_of(handle.h);
+  const DeviceCsr<double> dA(A, stream);
+  REQUIRE(product_of(handle.h, dA, dA).status == SPGEMM_STATUS_SUCCESS);
+  const auto middle = static_cast<size_t>(A.rows / 2);
+  for (const int defect : {0, 1, 2}) {
+    CAPTURE(defect);
+    HostCsr<double> bad = A;
+    if (defect == 0) bad.col_ind[bad.col_ind.size() / 2] = static_cast<int32_t>(A.cols) + 1000000;
+    if (defect == 1) bad.row_offsets[middle] = bad.row_offsets[middle + 1] + 7;  // decreasing
+    if (defect == 2) bad.row_offsets[middle] = -5;
+    const DeviceCsr<double> dBad(bad, stream);
+    CHECK(product_of(handle.h, dBad, dA).status == SPGEMM_STATUS_INVALID_VALUE);
+    CHECK(product_of(handle.h, dA, dBad).status == SPGEMM_STATUS_INVALID_VALUE);
+  }
+  const Product again = product_of(handle.h, dA, dA);
+  REQUIRE(again.status == SPGEMM_STATUS_SUCCESS);
+  CHECK(compare_csr(again.C, reference_spgemm(A, A, 1.0), default_rtol<double>()) == "");
+}
+
 TEST_CASE("small products run whole on the handle's device", "[gpu][split]") {
   const HostCsr<double> A = generate("uniform:2000:6");
   const std::vector<int64_t> per_row = row_products(A, A);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 namespace spgemm::cuda {
 
@@ -80,19 +81,25 @@ __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
             0,           0};
 }
 
+__device__ __forceinline__ long long clamped(long long x, long long lo, long long hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 // The least and greatest column of each part's entries of A (blockIdx.y:
-// the part), block by block into its cut.
+// the part), block by block into its cut. (Reads stay within A's nnz
+// entries, and B's rows, even where the input checks' verdict is not known
+// yet: split_rows's cut for an expected total.)
 template <class Col>
 __global__ void __launch_bounds__(kThreads)
-    span_kernel(const Col* cols, long long a_base, Cut* cuts) {
+    span_kernel(const Col* cols, long long a_base, long long a_nnz, Cut* cuts) {
   using Reduce = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage temp;
   Cut& cut = cuts[blockIdx.y];
-  const long long end = cuts[blockIdx.y + 1].a_offset - a_base;
+  const long long begin = clamped(cut.a_offset - a_base, 0, a_nnz);
+  const long long end = clamped(cuts[blockIdx.y + 1].a_offset - a_base, begin, a_nnz);
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   long long lo = LLONG_MAX, hi = LLONG_MIN;
-  for (long long i = cut.a_offset - a_base + static_cast<long long>(blockIdx.x) * blockDim.x +
-                     threadIdx.x;
+  for (long long i = begin + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < end; i += stride) {
     const auto c = static_cast<long long>(cols[i]);
     lo = c < lo ? c : lo;
@@ -116,8 +123,9 @@ __global__ void b_rows_kernel(const Offset* b_offsets, long long b_rows, long lo
   if (p >= parts) return;
   Cut& cut = cuts[p];
   const bool any = cut.col_least <= cut.col_greatest;
-  cut.b_row_first = any ? cut.col_least - a_base : 0;
-  cut.b_row_end = any ? cut.col_greatest - a_base + 1 : (b_rows < 1 ? b_rows : 1);
+  cut.b_row_first = any ? clamped(cut.col_least - a_base, 0, b_rows) : 0;
+  cut.b_row_end = any ? clamped(cut.col_greatest - a_base + 1, cut.b_row_first, b_rows)
+                      : (b_rows < 1 ? b_rows : 1);
   cut.b_begin = static_cast<long long>(b_offsets[cut.b_row_first]);
   cut.b_end = static_cast<long long>(b_offsets[cut.b_row_end]);
 }
@@ -158,88 +166,122 @@ size_t scan_temp_bytes(int64_t rows) {
   return bytes;
 }
 
+// The cuts of `shares` (each >= 0, not all 0) into cuts_d (parts + 1), and
+// with `spans` the rows of B each part names, on ctx's stream.
+template <class Offset, class Col>
+void launch_cuts(Context& ctx, const Operands& in, const long long* before,
+                 const std::vector<double>& shares, bool spans, Cut* cuts_d,
+                 DeviceBuffer<double>& cumulative_d) {
+  const cudaStream_t stream = ctx.stream();
+  const int parts = static_cast<int>(shares.size());
+  double sum = 0;
+  for (const double share : shares) sum += share;
+  std::vector<double> cumulative(static_cast<size_t>(parts) + 1, 1.0);
+  double running = 0;
+  for (int p = 0; p < parts; ++p) {
+    cumulative[static_cast<size_t>(p)] = running / sum;
+    running += shares[static_cast<size_t>(p)];
+  }
+  cumulative_d.reallocate(ctx, cumulative.size());
+  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
+                                    sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
+                                    stream));
+  const CutArgs<Offset> args{before,
+                             in.A->rows,
+                             parts,
+                             cumulative_d.get(),
+                             static_cast<const Offset*>(in.A->row_offsets),
+                             in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
+  const int blocks = (parts + 1 + kThreads - 1) / kThreads;
+  cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  if (!spans) return;
+  const int64_t per_part = (in.A->nnz + parts - 1) / parts;
+  const dim3 grid(static_cast<unsigned>(stride_blocks(ctx, per_part)),
+                  static_cast<unsigned>(parts));
+  span_kernel<Col><<<grid, kThreads, 0, stream>>>(static_cast<const Col*>(in.A->col_ind),
+                                                  in.A->base, in.A->nnz, cuts_d);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+  b_rows_kernel<Offset><<<(parts + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
+      static_cast<const Offset*>(in.B->row_offsets), in.B->rows, in.A->base, parts, cuts_d);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+// shares_for(total), checked.
+std::vector<double> checked_shares(
+    const std::function<std::vector<double>(long long total)>& shares_for, long long total) {
+  std::vector<double> shares = shares_for(total);
+  double sum = 0;
+  for (const double share : shares) sum += share;
+  if (shares.empty() || !(sum > 0))
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: shares must have a positive sum");
+  return shares;
+}
+
 }  // namespace
 
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
   return DeviceBuffer<int>::workspace_bytes(rows + 1) +
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
-         DeviceBuffer<Head>::workspace_bytes(1) +
+         DeviceBuffer<unsigned char>::workspace_bytes(sizeof(Head) + sizeof(Cut) * (parts + 1)) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
-         DeviceBuffer<double>::workspace_bytes(parts + 1) +
-         DeviceBuffer<Cut>::workspace_bytes(parts + 1);
+         DeviceBuffer<double>::workspace_bytes(parts + 1);
 }
 
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
-                    bool spans,
+                    bool spans, long long expected_total,
                     const std::function<std::vector<double>(long long total)>& shares_for) {
   RowSplit split;
   const int64_t rows = in.A->rows;
   const cudaStream_t stream = ctx.stream();
   DeviceBuffer<int> products(ctx, static_cast<size_t>(rows + 1));
   DeviceBuffer<long long> before(ctx, static_cast<size_t>(rows + 1));
-  DeviceBuffer<Head> head(ctx, 1);
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(head.get(), 0, sizeof(Head), stream));
   const bool counted = rows > 0;  // (an A without rows may have no arrays at all)
+  // The shares for the expected total, cut before the first readback; the
+  // cut stands if the total's shares are the same.
+  const std::vector<double> guessed =
+      counted && expected_total >= 0 ? checked_shares(shares_for, expected_total)
+                                     : std::vector<double>{};
+  const size_t guessed_cuts = guessed.empty() ? 0 : guessed.size() + 1;
+  // read back at once: the head, then the guessed cuts
+  const size_t box_bytes = sizeof(Head) + sizeof(Cut) * guessed_cuts;
+  DeviceBuffer<unsigned char> box(ctx, box_bytes);
+  auto* head = reinterpret_cast<Head*>(box.get());
+  auto* guessed_d = reinterpret_cast<Cut*>(box.get() + sizeof(Head));
+  DeviceBuffer<double> cumulative_d;
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(head, 0, sizeof(Head), stream));
   const TermCount terms{&in, products.get()};
   if (counted) SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
   if (counted || count > 0)
-    launch_analysis<Offset, Col>(ctx, checks, count, head.get()->found, counted ? &terms : nullptr);
+    launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr);
   if (counted) {
     size_t bytes = scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx, bytes);
     scan_products(temp.get(), bytes, products.get(), before.get(), rows, stream);
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head.get()->total, before.get() + rows, sizeof(long long),
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head->total, before.get() + rows, sizeof(long long),
                                       cudaMemcpyDeviceToDevice, stream));
+    if (!guessed.empty())
+      launch_cuts<Offset, Col>(ctx, in, before.get(), guessed, spans, guessed_d, cumulative_d);
   }
+  std::vector<unsigned char> host(box_bytes);
   if (counted || count > 0) {
-    const Head host = ctx.read_back(head.get());
-    report_csr_defects<Offset, Col>(checks, count, host.found);
-    split.total = host.total;
+    ctx.read_back(host.data(), box.get(), host.size());
+    Head verdict;
+    std::memcpy(&verdict, host.data(), sizeof(Head));
+    report_csr_defects<Offset, Col>(checks, count, verdict.found);
+    split.total = verdict.total;
   }
-  const std::vector<double> shares = shares_for(split.total);
+  const std::vector<double> shares = checked_shares(shares_for, split.total);
   const int parts = static_cast<int>(shares.size());
-  double sum = 0;
-  for (const double share : shares) sum += share;
-  if (parts < 1 || !(sum > 0))
-    fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: shares must have a positive sum");
   split.parts = parts;
   std::vector<Cut> cuts(static_cast<size_t>(parts) + 1, Cut{rows, split.total});
   cuts[0] = Cut{};
-  if (counted) {
-    std::vector<double> cumulative(static_cast<size_t>(parts) + 1, 1.0);
-    double running = 0;
-    for (int p = 0; p < parts; ++p) {
-      cumulative[static_cast<size_t>(p)] = running / sum;
-      running += shares[static_cast<size_t>(p)];
-    }
-    DeviceBuffer<double> cumulative_d(ctx, cumulative.size());
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
-                                      sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
-                                      stream));
-    const auto* a_offsets = static_cast<const Offset*>(in.A->row_offsets);
-    const CutArgs<Offset> args{before.get(),
-                               rows,
-                               parts,
-                               cumulative_d.get(),
-                               a_offsets,
-                               in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
+  if (counted && shares == guessed) {
+    std::memcpy(cuts.data(), host.data() + sizeof(Head), sizeof(Cut) * cuts.size());
+  } else if (counted) {
     DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
-    const int blocks = static_cast<int>((cuts.size() + kThreads - 1) / kThreads);
-    cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d.get());
-    SPGEMM_CUDA_CHECK_LAUNCH();
-    if (spans) {
-      const int64_t per_part = (in.A->nnz + parts - 1) / parts;
-      const dim3 grid(static_cast<unsigned>(stride_blocks(ctx, per_part)),
-                      static_cast<unsigned>(parts));
-      span_kernel<Col><<<grid, kThreads, 0, stream>>>(static_cast<const Col*>(in.A->col_ind),
-                                                      in.A->base, cuts_d.get());
-      SPGEMM_CUDA_CHECK_LAUNCH();
-      b_rows_kernel<Offset><<<(parts + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
-          static_cast<const Offset*>(in.B->row_offsets), in.B->rows, in.A->base, parts,
-          cuts_d.get());
-      SPGEMM_CUDA_CHECK_LAUNCH();
-    }
+    launch_cuts<Offset, Col>(ctx, in, before.get(), shares, spans, cuts_d.get(), cumulative_d);
     ctx.read_back(cuts.data(), cuts_d.get(), sizeof(Cut) * cuts.size());
   }
   for (const Cut& c : cuts) {
@@ -293,7 +335,7 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
 
 #define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \
   template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const CheckedOperand*, int, \
-                                            bool,                                                 \
+                                            bool, long long,                                      \
                                             const std::function<std::vector<double>(long long)>&); \
   template void launch_fingerprints<Offset, Col>(Context&, const MatrixDesc* const*, int,         \
                                                  unsigned long long*);

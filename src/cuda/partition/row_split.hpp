@@ -35,13 +35,15 @@ struct RowSplit {
 // Rows cut so that part p gets (as close as whole rows allow) the share
 // shares[p] / sum(shares) of the products, where shares = shares_for(total
 // products): one analysis pass (with the input checks of `count` operands,
-// whose defects it reports as INVALID_VALUE before anything reads the counts)
-// and a scan on ctx's stream, a readback of the total, the cuts (and with
-// `spans`, the rows of B each part names), and a readback of them. shares:
-// at least one entry, each >= 0, not all 0.
+// whose defects it reports as INVALID_VALUE before anything uses the counts)
+// and a scan on ctx's stream, the cuts (and with `spans`, the rows of B each
+// part names) by the shares for `expected_total` (negative: none expected),
+// one readback of the total and those cuts; where the total's shares differ
+// from those, the cuts again and a second readback. shares: at least one
+// entry, each >= 0, not all 0.
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
-                    bool spans,
+                    bool spans, long long expected_total,
                     const std::function<std::vector<double>(long long total)>& shares_for);
 
 // The fingerprints (core/csr_checks.hpp) of the structures of the n

@@ -500,7 +500,7 @@ class PartitionedEngine final : public Engine {
   Context& ctx_;
   std::unique_ptr<Engine> home_;  // products that run whole, checks, transposes
   Partitioning settings_;         // as the handle had them at the plan's creation
-  std::shared_ptr<Crew> crew_;    // the handle's (parts' analyses and symbolic phases)
+  std::shared_ptr<Crew> crew_;    // the handle's: the parts' threads in every phase
   // empty: the product runs whole on home_; nullptr: the host's part
   std::vector<std::unique_ptr<PartT>> parts_;
   std::unique_ptr<HostPartT> host_;

@@ -11,7 +11,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <cstdint>
 #include <algorithm>
 #include <memory>

@@ -261,7 +261,7 @@ class CudaEngine final : public Engine {
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(sizes_from_offsets(offsets, buffers_.terms), rows,
+    bin_rows(ctx_.limits(), sizes_from_offsets(offsets, buffers_.terms), rows,
              numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
              buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
@@ -362,7 +362,7 @@ class CudaEngine final : public Engine {
     const RowSizes sizes =
         spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
                        : sizes_from_terms(buffers_.terms);
-    bin_rows(sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
+    bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
   }
 

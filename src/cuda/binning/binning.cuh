@@ -8,6 +8,7 @@
 //                     depend on it.
 #pragma once
 
+#include "core/context.hpp"
 #include "cuda/configs/bins.hpp"
 
 #include <cuda_runtime_api.h>
@@ -41,9 +42,11 @@ inline RowSizes sizes_from_offsets(const int64_t* offsets, const int* terms) {
   return {nullptr, nullptr, offsets, terms};
 }
 
-// counts must be zeroed before.
-void bin_rows(RowSizes sizes, int rows, const BinThresholds& thresholds, BinCounts* counts,
-              int* binned_rows, cudaStream_t stream);
+// counts must be zeroed before. Grids of at most what `limits`' device
+// holds resident at once.
+void bin_rows(const DeviceLimits& limits, RowSizes sizes, int rows,
+              const BinThresholds& thresholds, BinCounts* counts, int* binned_rows,
+              cudaStream_t stream);
 
 // The rows of bin `bin` start at sum(count[0..bin)) in binned_rows; device
 // code computes that itself so that kernels can be launched before the host

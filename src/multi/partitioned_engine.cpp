@@ -49,7 +49,8 @@ class PartitionedEngine final : public Engine {
 
   size_t workspace_bytes(const Operands& shapes) const override {
     return home_->workspace_bytes(shapes) +
-           cuda::split_rows_workspace_bytes(shapes.A->rows, SPGEMM_MAX_DEVICES);
+           cuda::split_rows_workspace_bytes(shapes.A->rows, SPGEMM_MAX_DEVICES) +
+           DeviceBuffer<unsigned long long>::workspace_bytes(3);  // (the operands' fingerprints)
   }
 
   void check_structures(const CheckedOperand* operands, int count) override {

@@ -225,7 +225,8 @@ size_t split_rows_workspace_bytes(int64_t rows, int parts) {
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
          DeviceBuffer<unsigned char>::workspace_bytes(sizeof(Head) + sizeof(Cut) * (parts + 1)) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
-         DeviceBuffer<double>::workspace_bytes(parts + 1);
+         DeviceBuffer<double>::workspace_bytes(parts + 1) +
+         DeviceBuffer<Cut>::workspace_bytes(parts + 1);  // (cuts made again)
 }
 
 template <class Offset, class Col>

@@ -1,7 +1,8 @@
 // The GPU side of splitting a product among devices (src/multi/): the rows
 // of op(A) cut where the products, counted per row by the analysis pass, reach
-// given shares; and row offsets moved from one place to another with a shift
-// (a row block of an operand, a part's rows of C).
+// given shares; the fingerprints that replicas are checked by; and row
+// offsets moved from one place to another with a shift (a row block of an
+// operand, a part's rows of C).
 #pragma once
 
 #include "core/context.hpp"

@@ -301,9 +301,11 @@ class PartitionedEngine final : public Engine {
     return prints;
   }
 
-  // Part p's analysis (its device current on the calling thread): its
-  // replicas' fingerprints compared with their operands', its structures
-  // placed, its engine's analysis enqueued.
+  // Part p's analysis (its device current on the calling thread): where it
+  // reads replicas (on another device than the operands'), their
+  // fingerprints compared with their operands', then its structures placed,
+  // its engine's analysis enqueued. (A product that runs whole has one part,
+  // on the handle's device, whatever the list entry's replicas.)
   void analyze_part(int p, const Operands& in, const Prints& home_prints,
                     const Prints& replica_prints) {
     if (!parts_[static_cast<size_t>(p)]) {
@@ -316,7 +318,7 @@ class PartitionedEngine final : public Engine {
     }
     PartT& part = *parts_[static_cast<size_t>(p)];
     if (part.rows == 0) return;
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3 && part.remote; ++i)
       if (replica_prints[static_cast<size_t>(i)] &&
           replica_prints[static_cast<size_t>(i)] != home_prints[static_cast<size_t>(i)])
         fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +

@@ -20,14 +20,15 @@
 //
 // Where B's rows are long against the group, a second order costs less:
 // the group takes A's entries one after the other and its threads the
-// entry's row of B, a thread per term, with a group barrier between entries.
-// The columns of one row of B differ, so no two threads add to one slot at
-// once and nothing needs combining (no search, no __match_any_sync, no
-// turns); only for B whose rows the analysis found strictly increasing
-// (repeated columns are valid input), and for rows of C where those steps
-// keep at least kWholeRowsMinUse of the threads busy (configs/bins.hpp).
-// Which order a row gets depends on the structure alone, so the result is as
-// reproducible as with one order.
+// entry's row of B, a thread per term, with a group barrier between entries
+// (blocks gather several entries' loads before their adds and barriers:
+// add_row_by_b_rows_stashed). The columns of one row of B differ, so no two
+// threads add to one slot at once and nothing needs combining (no search, no
+// __match_any_sync, no turns); only for B whose rows the analysis found
+// strictly increasing (repeated columns are valid input), and for rows of C
+// where those steps keep at least kWholeRowsMinUse of the threads busy
+// (configs/bins.hpp). Which order a row gets depends on the structure alone,
+// so the result is as reproducible as with one order.
 #pragma once
 
 #include "cuda/accumulators/atomic_add.cuh"
@@ -230,6 +231,82 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
   if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
 }
 
+// The same for a block, whose barrier between entries also waits for the
+// loads of all its warps: the entries are taken `threads` at a time (a
+// chunk), their rows of B's starts and lengths put in the scratch with one
+// load per thread; then each thread gathers kOrderedStash steps (an entry's
+// row of B, `threads` terms at a time) with all their loads in flight before
+// it adds them, a barrier after each entry's last step. H100 fp64, numeric
+// phase again against add_row_by_b_rows: bcsstk33 (blocks of 128 threads,
+// rows of B of 68 entries) 445 -> 333 us, landmark 4.40 -> 3.62 ms, astro-ph
+// 319 -> 289 us, rmat:16:16 13.6 -> 13.0 ms. Warps gained on some inputs and
+// lost on others (stencil27:64 1.55 -> 1.35 ms, banded:500000:16 3.5 -> 4.4),
+// so they keep add_row_by_b_rows (docs/performance.md, seventeenth session).
+// Group-collective.
+template <bool Addend, class Value, class Offset, class Col, class Locate>
+__device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>& args, int row,
+                                          int rank, int threads,
+                                          const ChunkScratch<Offset>& scratch, Locate&& locate,
+                                          Value* values) {
+  constexpr int kSteps = kOrderedStash;
+  const auto& A = args.A;
+  const auto& B = args.B;
+  const Offset a_begin = A.begin(row);
+  const int entries = static_cast<int>(A.end(row) - a_begin);
+  for (int chunk = 0; chunk < entries; chunk += threads) {
+    const int e = chunk + rank;
+    if (e < entries) {
+      const int k = A.col(a_begin + e);
+      scratch.b_begin[rank] = B.begin(k);
+      scratch.start[rank] = static_cast<long long>(B.end(k) - B.begin(k));  // the length
+    }
+    group_sync(threads);
+    const int in_chunk = min(threads, entries - chunk);
+    const Offset a_chunk = a_begin + chunk;
+    int entry = 0;       // the next step's entry of the chunk (the same on every thread)
+    long long done = 0;  // and the terms of its row of B before it
+    while (entry < in_chunk) {
+      Offset b[kSteps];
+      int of[kSteps];  // the step's entry, -1 for none
+      bool last[kSteps];
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        of[s] = -1;
+        last[s] = false;
+        b[s] = 0;
+        if (entry < in_chunk) {
+          const long long length = scratch.start[entry];
+          if (done + rank < length) {
+            of[s] = entry;
+            b[s] = scratch.b_begin[entry] + static_cast<Offset>(done + rank);
+          }
+          done += threads;
+          if (done >= length) {
+            last[s] = true;
+            ++entry;
+            done = 0;
+          }
+        }
+      }
+      int col[kSteps];
+      Value value[kSteps];
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        col[s] = of[s] >= 0 ? B.col(b[s]) : 0;
+        value[s] = of[s] >= 0 ? args.product(a_chunk + of[s], b[s]) : Value(0);
+      }
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        int slot;
+        if (of[s] >= 0 && locate(col[s], slot)) values[slot] += value[s];
+        if (last[s]) group_sync(threads);  // the next entry's terms may go to the same slots
+      }
+    }
+    group_sync(threads);  // the scratch is reused by the next chunk
+  }
+  if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
+}
+
 // What the numeric kernels call: adds every term of `row` of C (products,
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
@@ -246,11 +323,13 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
   if constexpr (Ordered) {
     auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
     const bool b_sorted = args.b_rows_sorted();
-    if (b_sorted && whole_b_rows_pay(args, row, rank, threads, scratch.partial))
-      add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
-    else
+    if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial))
       add_row_in_order<Addend>(args, row, rank, threads, scratch,
                                b_sorted ? window : ColumnWindow{}, slot_of, values);
+    else if (threads == 32)
+      add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
+    else
+      add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {
     auto add = [&](int col, Value term) {
       const int slot = locate(col);

@@ -193,6 +193,13 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, do
        uniform_random(3000, 400000, 12, 36)},
       {"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row", uniform_random(300, 3000, 30, 37),
        uniform_random(3000, 400000, 30, 38)},
+      // the ordered adds taking rows of B whole in blocks (ordered_loop.cuh):
+      // 81 entries in 128 threads; then 1100 entries of A (two chunks of the
+      // 1024 threads of the bin of many terms), rows of B of two steps
+      {"whole rows of B, blocks of 128: banded:3000:40", generate("banded:3000:40"),
+       generate("banded:3000:40")},
+      {"whole rows of B, blocks of 1024: 20 x 3000, 1100 a row * banded:3000:600",
+       uniform_random(20, 3000, 1100, 39), generate("banded:3000:600")},
   };
   for (const Case& c : cases) {
     auto A = convert_values<TestType>(c.A);

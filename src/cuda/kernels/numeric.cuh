@@ -120,6 +120,17 @@ __global__ void __launch_bounds__(max_block_threads(G))
       write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
     } else {
       accumulate(row, [&](int col) { return map.claim(col); });
+      // a block's ordered scratch is free now: the table may be sorted where
+      // it is (sorting/mask_rank.cuh)
+      if constexpr (Ordered && G == Group::block) {
+        const MaskSpace space =
+            space_at(scratch.start, ordered_scratch_bytes(threads, sizeof(Offset)));
+        if (scatter_sorted_by_mask(group, keys, values, table, space, len, args.c_base,
+                                   args.c_cols + out, args.c_values + out, partial)) {
+          group.sync();  // the table and the scratch are reused by the next row
+          continue;
+        }
+      }
       int sort_length;
       if constexpr (G == Group::warp) {
         sort_length = compact_warp_table(group, keys, values, table);
@@ -130,7 +141,8 @@ __global__ void __launch_bounds__(max_block_threads(G))
       if (sort_length <= kRankSortMaxEntries) {
         scatter_sorted_by_rank(group, keys, values, sort_length, len, args.c_base,
                                args.c_cols + out, args.c_values + out);
-      } else if (!scatter_sorted_by_mask(group, keys, values, sort_length, table, len,
+      } else if (!scatter_sorted_by_mask(group, keys, values, sort_length,
+                                         space_past(keys, values, sort_length, table), len,
                                          args.c_base, args.c_cols + out, args.c_values + out,
                                          partial)) {
         bitonic_sort_pairs(group, keys, values, sort_length);

@@ -5,7 +5,9 @@
 // the next power of two. The bitonic sort then runs over the row's entries
 // rather than the whole table (at most half full: configs/bins.hpp), for the
 // price of one round trip of the row through L2, and without extra shared
-// memory. One shared-memory atomic per warp and step (ballot + popc).
+// memory. One shared-memory atomic per warp and step (ballot + popc). (The
+// ordered numeric phase skips it for rows whose column range fits the mask
+// of sorting/mask_rank.cuh in the block's free scratch.)
 // The table size must be a multiple of the block size (checked in
 // configs/bins.hpp), so every lane takes part in every ballot.
 #pragma once

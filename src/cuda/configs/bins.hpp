@@ -183,7 +183,10 @@ inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 // multiplied) before it waits for its turn to add them in the deterministic
 // numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
 // more of the loads overlapped with the other warps' adds, at 2 + the value's
-// size in 4-byte registers per step and thread.
+// size in 4-byte registers per step and thread. Blocks that take rows of B
+// whole (the second order below) gather as many steps before their adds and
+// barriers (bcsstk33 numeric again 445 -> 333 us, H100 fp64; only 4 was
+// measured; docs/performance.md, seventeenth session).
 inline constexpr int kOrderedStash = 4;
 
 // The deterministic numeric phase's second order (kernels/ordered_loop.cuh):

@@ -43,6 +43,7 @@ namespace spgemm::cuda {
 template <class Offset>
 struct ChunkScratch {
   long long* start;     // [threads]: number of the chunk's first product of each entry
+                        // (add_row_by_b_rows_stashed: the length of its row of B)
   Offset* b_begin;      // [threads]: where that entry's row of B begins
   long long* partial;   // [32]: per-warp totals of the scan (blocks only)
 };

@@ -219,7 +219,7 @@ class CudaEngine final : public Engine {
     // The rows are binned before any readback, which then brings the bins'
     // counts too: the symbolic phase launches only bins with rows, with
     // exact grids (a product found small after all wasted the binning).
-    bin_symbolic(rows);
+    bin_symbolic(in);
     if (count == 0 && !few_rows) {
       schedule_binned(nullptr);
       return;
@@ -244,7 +244,7 @@ class CudaEngine final : public Engine {
       symbolic_schedule_.live_rows = nullptr;
       if (host.products.small_rows > 0) return small_nnz(host, rows);
       if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
-        bin_symbolic(rows);
+        bin_symbolic(in);
         schedule_binned(nullptr);
       }
     }
@@ -356,12 +356,25 @@ class CudaEngine final : public Engine {
   }
 
   // The rows binned for the symbolic phase by their terms (which the
-  // analysis counted), or by their columns' range where that is narrower.
-  void bin_symbolic(int rows) {
+  // analysis counted), or by their columns' range where that is narrower,
+  // and for C of many rows at most by the size of the first block bin whose
+  // table holds B's columns as a bitmask (configs/bins.hpp's
+  // kSymbolicMaskCapRowsPerSM).
+  void bin_symbolic(const Operands& in) {
+    const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
-    const RowSizes sizes =
+    RowSizes sizes =
         spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
                        : sizes_from_terms(buffers_.terms);
+    if (static_cast<long long>(rows) >=
+        static_cast<long long>(kSymbolicMaskCapRowsPerSM) * ctx_.limits().sm_count) {
+      const int64_t words = (in.B->cols + 31) / 32;
+      for (const HashBinLaunch& b : symbolic_layout_.hash)
+        if (b.spec.group == Group::block && b.spec.table_size >= words) {
+          sizes.cap = b.spec.max_size;
+          break;
+        }
+    }
     bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
   }

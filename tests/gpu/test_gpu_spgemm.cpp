@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -70,6 +71,55 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
     const auto A = convert_values<TestType>(generate(spec));
     check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
   }
+}
+
+// In the symbolic phase, rows of many terms over B of few columns go no
+// further than the first block bin whose table holds B's columns as a
+// bitmask (configs/bins.hpp's kSymbolicMaskCapRowsPerSM), C having rows
+// enough: 20000 rows, B of 600 columns (19 words); every 50th row of A has
+// 80 entries (about 8000 terms, some past the last hash bin's 8192), the
+// next 20 (about 2000), the others 2.
+namespace {
+std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(uint64_t seed) {
+  Rng rng(seed);
+  const int64_t rows = 20000, b_rows = 2000, b_cols = 600;
+  HostCsr<double> B;
+  B.rows = b_rows;
+  B.cols = b_cols;
+  B.row_offsets.assign(1, 0);
+  for (int64_t k = 0; k < b_rows; ++k) {
+    std::vector<int32_t> cols(static_cast<size_t>(1 + rng.below(200)));
+    for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_cols));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (const int32_t c : cols) {
+      B.col_ind.push_back(c);
+      B.values.push_back(rng.value());
+    }
+    B.row_offsets.push_back(static_cast<int32_t>(B.col_ind.size()));
+  }
+  HostCsr<double> A;
+  A.rows = rows;
+  A.cols = b_rows;
+  A.row_offsets.assign(1, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t entries = r % 50 == 0 ? 80 : r % 50 == 1 ? 20 : 2;
+    for (int64_t j = 0; j < entries; ++j) {
+      A.col_ind.push_back(static_cast<int32_t>(rng.below(b_rows)));
+      A.values.push_back(rng.value());
+    }
+    A.row_offsets.push_back(static_cast<int32_t>(A.col_ind.size()));
+  }
+  return {A, B};
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU symbolic phase: rows of many terms in a table of B's columns' bits",
+                   "[gpu]", float, double) {
+  Handle handle;
+  const auto [A, B] = many_terms_few_columns_case(23);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(0.75), "many terms, few columns");
 }
 
 // Rows of at most 64 terms are summed in registers after a sort

@@ -11,7 +11,7 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
   if (s.sizes) {
-    const int size = s.sizes[row];
+    const int size = min(s.sizes[row], s.cap);
     return s.spans && *s.b_disorder == 0 ? min(size, s.spans[row]) : size;
   }
   if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -22,7 +23,8 @@ namespace spgemm::cuda {
 // With spans (symbolic phase), a sizes[row] above spans[row] is taken as
 // that where *b_disorder reads 0 (analysis.cuh's TermCount::spans): a row
 // of many terms within few columns (banded:500000:16, 1089 terms within 65
-// columns) then gets a table for its columns, not its terms.
+// columns) then gets a table for its columns, not its terms. Sizes from the
+// array are at most cap (a table that holds B's columns as a bitmask).
 struct RowSizes {
   const int* sizes = nullptr;          // sizes[row], or
   const int32_t* offsets32 = nullptr;  // offsets[row + 1] - offsets[row], or
@@ -30,6 +32,7 @@ struct RowSizes {
   const int* terms = nullptr;          // terms[row]
   const int* spans = nullptr;
   const unsigned* b_disorder = nullptr;
+  int cap = INT_MAX;
 };
 inline RowSizes sizes_from_terms(const int* terms, const int* spans = nullptr,
                                  const unsigned* b_disorder = nullptr) {

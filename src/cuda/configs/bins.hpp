@@ -179,6 +179,19 @@ inline constexpr int kHeavyRowTerms = 16384;
 // whose ranges span all columns, 0.28 -> 0.42 ms).
 inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 
+// A symbolic table never needs more words than B has columns / 32: it is
+// then a bitmask over all of them (kernels/symbolic.cu). So a row of many
+// terms goes no further than the first block bin whose table holds that
+// bitmask, instead of a larger block (rows of 4096-8192 terms had 1024
+// threads and 64 KB each, two rows in flight per SM) or the dense windows
+// (rows of more than 8192 terms). Only for C with at least this many rows
+// per SM: fewer rows in smaller blocks leave the device idle. H100 fp64,
+// whole pipeline, docs/performance.md, eighteenth session: rmat:16:16 20.3
+// -> 17.1 ms, landmark 6.99 -> 6.03, bcsstk33 0.653 -> 0.594; but orani678
+// (2529 rows, 19 per SM) 0.41 -> 0.54 and polblogs (11 per SM) 0.28 ->
+// 0.29, which the bound leaves out; ex6 (50 per SM) and astro-ph unchanged.
+inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
+
 // Steps of its terms a warp stashes in registers (slots found, values
 // multiplied) before it waits for its turn to add them in the deterministic
 // numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and

@@ -15,21 +15,60 @@
 
 namespace spgemm::cuda {
 
+// How the lanes of combine_in_lane_order step through their groups' sums.
+// The same sums in the same order either way, so the same bits.
+enum class CombineSteps {
+  // only the lanes of groups step, shuffling within their group: the fewest
+  // registers, for the hash rows' loops with kOrderedStash steps in flight
+  groups,
+  // every lane takes as many steps as the warp's largest group has lanes,
+  // shuffling with the full mask: masks of one group's lanes in a loop that
+  // diverged had the compiler check convergence at every step (G3_circuit's
+  // sort kernel: 23% of its instructions and stall samples there). For the
+  // register rows of the sort bins (accumulators/register_row.cuh): H100
+  // fp64, numeric G3_circuit 1.04 -> 0.77 ms, poisson2d:700 0.33 -> 0.24;
+  // in the hash rows' loops it cost registers and time instead (numeric
+  // rmat:16:16 15.3 -> 16.3 ms, stencil27:64 2.82 -> 3.02; docs/performance.md,
+  // eighteenth session).
+  warp,
+};
+
 // Warp-collective (all 32 lanes call it): of the lanes with `valid` and the
-// same slot, the lowest keeps the sum of their terms in lane order and stays
-// valid; the others drop out.
-template <class Value>
+// same slot, the lowest keeps the sum of their terms in lane order (from
+// zero; a lone term stays as it is) and stays valid; the others drop out.
+template <CombineSteps Steps = CombineSteps::groups, class Value>
 __device__ __forceinline__ void combine_in_lane_order(bool& valid, int slot, Value& term) {
   const unsigned holders = __ballot_sync(kFullWarp, valid);
-  if (!valid) return;
-  const unsigned peers = __match_any_sync(holders, slot);
   const int lane = lane_id();
-  if (peers == (1u << lane)) return;
-  Value sum = Value(0);
-  for (unsigned rest = peers; rest != 0; rest &= rest - 1)
-    sum += shfl(peers, term, __ffs(rest) - 1);
-  term = sum;
-  valid = lane == __ffs(peers) - 1;
+  if constexpr (Steps == CombineSteps::groups) {
+    if (!valid) return;
+    const unsigned peers = __match_any_sync(holders, slot);
+    if (peers == (1u << lane)) return;
+    Value sum = Value(0);
+    for (unsigned rest = peers; rest != 0; rest &= rest - 1)
+      sum += shfl(peers, term, __ffs(rest) - 1);
+    term = sum;
+    valid = lane == __ffs(peers) - 1;
+  } else {
+    const unsigned peers = __match_any_sync(kFullWarp, slot) & (valid ? holders : 0u);
+    const bool grouped = (peers & ~(1u << lane)) != 0;
+    const auto steps = __reduce_max_sync(kFullWarp, grouped ? __popc(peers) : 0u);
+    if (steps == 0) return;
+    Value sum = Value(0);
+    unsigned rest = grouped ? peers : 0u;
+#pragma unroll 1
+    for (unsigned step = 0; step < steps; ++step) {
+      const Value other = shfl(kFullWarp, term, rest != 0 ? __ffs(rest) - 1 : lane);
+      if (rest != 0) {
+        sum += other;
+        rest &= rest - 1;
+      }
+    }
+    if (grouped) {
+      term = sum;
+      valid = lane == __ffs(peers) - 1;
+    }
+  }
 }
 
 // Warp-collective: values[slot] += term for the lanes still valid after

@@ -81,7 +81,7 @@ struct RegisterRow {
       cols[k] = term_cols[k];
       sums[k] = terms[k];
       representative[k] = cols[k] != kNoColumn;
-      combine_in_lane_order(representative[k], cols[k], sums[k]);
+      combine_in_lane_order<CombineSteps::warp>(representative[k], cols[k], sums[k]);
     }
   }
 

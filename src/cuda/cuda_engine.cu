@@ -60,6 +60,7 @@ struct Summary {
   ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
   unsigned b_disorder;    // where examined: B has a row whose columns do not strictly increase
+  int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
@@ -210,6 +211,11 @@ class CudaEngine final : public Engine {
                      static_cast<long long>(rows) >
                          static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
     if (spans_counted_) terms.spans = buffers_.spans;
+    mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
+    if (mask_cap_.rows_beyond) {
+      terms.rows_beyond = &summary->rows_beyond;
+      terms.beyond_terms = mask_cap_.beyond;
+    }
     launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
@@ -219,7 +225,7 @@ class CudaEngine final : public Engine {
     // The rows are binned before any readback, which then brings the bins'
     // counts too: the symbolic phase launches only bins with rows, with
     // exact grids (a product found small after all wasted the binning).
-    bin_symbolic(in);
+    bin_symbolic(rows);
     if (count == 0 && !few_rows) {
       schedule_binned(nullptr);
       return;
@@ -244,7 +250,7 @@ class CudaEngine final : public Engine {
       symbolic_schedule_.live_rows = nullptr;
       if (host.products.small_rows > 0) return small_nnz(host, rows);
       if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
-        bin_symbolic(in);
+        bin_symbolic(rows);
         schedule_binned(nullptr);
       }
     }
@@ -355,26 +361,30 @@ class CudaEngine final : public Engine {
     return true;
   }
 
+  // For C of many rows, the symbolic bins' cap where a table holds B's
+  // columns as a bitmask (binning.cuh's MaskCap, configs/bins.hpp's
+  // kSymbolicMaskCapRowsPerSM); none otherwise.
+  MaskCap symbolic_mask_cap(const Operands& in, const int* rows_beyond) const {
+    const long long many =
+        static_cast<long long>(kSymbolicMaskCapRowsPerSM) * ctx_.limits().sm_count;
+    if (in.A->rows < many) return {};
+    const int64_t words = (in.B->cols + 31) / 32;
+    for (const HashBinLaunch& b : symbolic_layout_.hash)
+      if (b.spec.group == Group::block && b.spec.table_size >= words)
+        return {b.spec.max_size, symbolic_layout_.hash.back().spec.max_size, rows_beyond,
+                static_cast<int>(many)};
+    return {};
+  }
+
   // The rows binned for the symbolic phase by their terms (which the
   // analysis counted), or by their columns' range where that is narrower,
-  // and for C of many rows at most by the size of the first block bin whose
-  // table holds B's columns as a bitmask (configs/bins.hpp's
-  // kSymbolicMaskCapRowsPerSM).
-  void bin_symbolic(const Operands& in) {
-    const int rows = static_cast<int>(in.A->rows);
+  // within the mask cap.
+  void bin_symbolic(int rows) {
     Summary* summary = buffers_.summary;
     RowSizes sizes =
         spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
                        : sizes_from_terms(buffers_.terms);
-    if (static_cast<long long>(rows) >=
-        static_cast<long long>(kSymbolicMaskCapRowsPerSM) * ctx_.limits().sm_count) {
-      const int64_t words = (in.B->cols + 31) / 32;
-      for (const HashBinLaunch& b : symbolic_layout_.hash)
-        if (b.spec.group == Group::block && b.spec.table_size >= words) {
-          sizes.cap = b.spec.max_size;
-          break;
-        }
-    }
+    sizes.mask_cap = mask_cap_;
     bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
   }
@@ -510,6 +520,7 @@ class CudaEngine final : public Engine {
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (whole_b_rows_may_pay)
   bool spans_counted_ = false;     // by analyze (TermCount::spans)
+  MaskCap mask_cap_;               // by analyze, for the symbolic binning
   AnalysisBuffers buffers_;
   BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};

@@ -75,20 +75,25 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
 
 // In the symbolic phase, rows of many terms over B of few columns go no
 // further than the first block bin whose table holds B's columns as a
-// bitmask (configs/bins.hpp's kSymbolicMaskCapRowsPerSM), C having rows
-// enough: 20000 rows, B of 600 columns (19 words); every 50th row of A has
-// 80 entries (about 8000 terms, some past the last hash bin's 8192), the
-// next 20 (about 2000), the others 2.
+// bitmask, C having rows enough, and rows of more terms than any table
+// holds go to the largest table, or to that first bin where there are many
+// of them (binning.cuh's MaskCap; 32 a SM: 4224 on 132 SMs). B has 600
+// columns (19 words). Few beyond: of 20000 rows of A, every 50th has 80
+// entries (about 8000 terms, some past the last table's 8192), the next 20,
+// the others 2. Many beyond: 6000 rows of 60 entries into rows of B of
+// 150-249 entries (about 12000 terms each).
 namespace {
-std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(uint64_t seed) {
+std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(bool many_beyond,
+                                                                        uint64_t seed) {
   Rng rng(seed);
-  const int64_t rows = 20000, b_rows = 2000, b_cols = 600;
+  const int64_t rows = many_beyond ? 6000 : 20000, b_rows = 2000, b_cols = 600;
   HostCsr<double> B;
   B.rows = b_rows;
   B.cols = b_cols;
   B.row_offsets.assign(1, 0);
   for (int64_t k = 0; k < b_rows; ++k) {
-    std::vector<int32_t> cols(static_cast<size_t>(1 + rng.below(200)));
+    const uint64_t length = many_beyond ? 150 + rng.below(100) : 1 + rng.below(200);
+    std::vector<int32_t> cols(static_cast<size_t>(length));
     for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_cols));
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
@@ -103,7 +108,7 @@ std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(uint64_t
   A.cols = b_rows;
   A.row_offsets.assign(1, 0);
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t entries = r % 50 == 0 ? 80 : r % 50 == 1 ? 20 : 2;
+    const int64_t entries = many_beyond ? 60 : r % 50 == 0 ? 80 : r % 50 == 1 ? 20 : 2;
     for (int64_t j = 0; j < entries; ++j) {
       A.col_ind.push_back(static_cast<int32_t>(rng.below(b_rows)));
       A.values.push_back(rng.value());
@@ -117,9 +122,11 @@ std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(uint64_t
 TEMPLATE_TEST_CASE("GPU symbolic phase: rows of many terms in a table of B's columns' bits",
                    "[gpu]", float, double) {
   Handle handle;
-  const auto [A, B] = many_terms_few_columns_case(23);
-  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
-                          TestType(0.75), "many terms, few columns");
+  for (const bool many_beyond : {false, true}) {
+    const auto [A, B] = many_terms_few_columns_case(many_beyond, 23);
+    check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                            TestType(0.75), many_beyond ? "many beyond" : "few beyond");
+  }
 }
 
 // Rows of at most 64 terms are summed in registers after a sort

@@ -43,6 +43,8 @@ struct CountArgs {
   int gate_max_row;
   unsigned* b_disorder;  // nullptr: B's order not examined
   int* spans;            // nullptr: not asked for (TermCount::spans)
+  int* rows_beyond;      // nullptr: not asked for (TermCount::rows_beyond)
+  int beyond_terms;
 };
 
 template <class Offset>
@@ -221,6 +223,9 @@ __global__ void __launch_bounds__(kThreads)
 
   long long total = 0;
   int most = 0;
+  __shared__ int block_beyond;  // rows of more than c.beyond_terms terms
+  if (threadIdx.x == 0) block_beyond = 0;
+  __syncthreads();
   // whole warps go round together (the shuffles): the stride is a multiple of 32
   const long long runs = (c.rows + c.rows_per_warp - 1) / c.rows_per_warp;
   for (long long run = thread / 32; run < runs; run += stride / 32) {
@@ -230,6 +235,7 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int row = first + lane;
     if (lane < c.rows_per_warp && row < c.rows) {
+      if (terms > c.beyond_terms) atomicAdd(&block_beyond, 1);
       const int size = terms > INT_MAX ? INT_MAX : static_cast<int>(terms);
       c.sizes[row] = size;
       if (c.spans) {
@@ -239,6 +245,10 @@ __global__ void __launch_bounds__(kThreads)
       total += terms;
       most = max(most, size);
     }
+  }
+  if (c.rows_beyond) {
+    __syncthreads();
+    if (threadIdx.x == 0 && block_beyond > 0) atomicAdd(c.rows_beyond, block_beyond);
   }
   if (!c.stats) return;
 
@@ -300,7 +310,8 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
          analysis_rows_per_warp(in.A->rows, in.A->nnz, ctx.limits()), terms->sizes, terms->stats,
-         terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr};
+         terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr,
+         terms->rows_beyond, terms->beyond_terms};
     work = std::max(work, (static_cast<int64_t>(c.rows) + c.rows_per_warp - 1) /
                               c.rows_per_warp * 32);
     if (c.b_disorder) work = std::max(work, static_cast<int64_t>(c.b_rows) * 32);

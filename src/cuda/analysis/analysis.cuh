@@ -6,6 +6,7 @@
 //     every row of C: an upper bound of the row's nnz and the measure of its
 //     work, O(nnz(A));
 //   - optionally their total and maximum, and the small-product gate;
+//   - optionally the number of rows of more than a given number of terms;
 //   - optionally whether B's rows all have strictly increasing columns.
 // The terms are counted while the checks run, so every index the count
 // follows is clamped into its array: a defective operand gives meaningless
@@ -22,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cstddef>
 
 namespace spgemm::cuda {
@@ -58,6 +60,10 @@ struct TermCount {
   // b_disorder reads 0 every row of B lies within its ends, so the row of C
   // has at most that many entries (binning.cuh's RowSizes).
   int* spans = nullptr;
+  // If set (zeroed before): *rows_beyond = the number of rows of more than
+  // beyond_terms terms (binning.cuh's MaskCap).
+  int* rows_beyond = nullptr;
+  int beyond_terms = INT_MAX;
 };
 
 // One launch: the checks of `count` operands into found[0, count) (device

@@ -11,8 +11,11 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
   if (s.sizes) {
-    const int size = min(s.sizes[row], s.cap);
-    return s.spans && *s.b_disorder == 0 ? min(size, s.spans[row]) : size;
+    int size = s.sizes[row];
+    if (s.spans && *s.b_disorder == 0) size = min(size, s.spans[row]);
+    const MaskCap& m = s.mask_cap;
+    if (size > m.beyond) return *m.rows_beyond >= m.many ? m.cap : m.beyond;
+    return min(size, m.cap);
   }
   if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];
   return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);

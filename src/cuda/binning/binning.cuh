@@ -18,13 +18,27 @@
 
 namespace spgemm::cuda {
 
+// Symbolic tables that hold B's columns as a bitmask (kernels/symbolic.cu)
+// need no more words than B has columns / 32, whatever a row's terms: sizes
+// are at most cap (the first block bin whose table holds them). Rows of more
+// than `beyond` (more than any table holds) get the cap bin's small blocks
+// only where at least `many` of them (*rows_beyond, from the analysis) keep
+// the device busy; otherwise `beyond`, the largest table and blocks
+// (configs/bins.hpp's kSymbolicMaskCapRowsPerSM).
+struct MaskCap {
+  int cap = INT_MAX;
+  int beyond = INT_MAX;
+  const int* rows_beyond = nullptr;
+  int many = 0;
+};
+
 // Where a row's size comes from: an array (the terms, symbolic phase), or
 // C's row offsets (numeric phase); and its terms, which pick the sort bins.
 // With spans (symbolic phase), a sizes[row] above spans[row] is taken as
 // that where *b_disorder reads 0 (analysis.cuh's TermCount::spans): a row
 // of many terms within few columns (banded:500000:16, 1089 terms within 65
 // columns) then gets a table for its columns, not its terms. Sizes from the
-// array are at most cap (a table that holds B's columns as a bitmask).
+// array then go through mask_cap.
 struct RowSizes {
   const int* sizes = nullptr;          // sizes[row], or
   const int32_t* offsets32 = nullptr;  // offsets[row + 1] - offsets[row], or
@@ -32,7 +46,7 @@ struct RowSizes {
   const int* terms = nullptr;          // terms[row]
   const int* spans = nullptr;
   const unsigned* b_disorder = nullptr;
-  int cap = INT_MAX;
+  MaskCap mask_cap;
 };
 inline RowSizes sizes_from_terms(const int* terms, const int* spans = nullptr,
                                  const unsigned* b_disorder = nullptr) {

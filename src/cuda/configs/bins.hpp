@@ -182,14 +182,20 @@ inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 // A symbolic table never needs more words than B has columns / 32: it is
 // then a bitmask over all of them (kernels/symbolic.cu). So a row of many
 // terms goes no further than the first block bin whose table holds that
-// bitmask, instead of a larger block (rows of 4096-8192 terms had 1024
-// threads and 64 KB each, two rows in flight per SM) or the dense windows
-// (rows of more than 8192 terms). Only for C with at least this many rows
-// per SM: fewer rows in smaller blocks leave the device idle. H100 fp64,
-// whole pipeline, docs/performance.md, eighteenth session: rmat:16:16 20.3
-// -> 17.1 ms, landmark 6.99 -> 6.03, bcsstk33 0.653 -> 0.594; but orani678
-// (2529 rows, 19 per SM) 0.41 -> 0.54 and polblogs (11 per SM) 0.28 ->
-// 0.29, which the bound leaves out; ex6 (50 per SM) and astro-ph unchanged.
+// bitmask (rows of 4096-8192 terms had had 1024 threads and 64 KB each, two
+// rows in flight per SM), for C with at least this many rows per SM: fewer
+// rows in smaller blocks leave the device idle (orani678, 19 rows per SM:
+// whole pipeline 0.41 -> 0.54 ms with the cap). Rows of more terms than any
+// table holds (the dense windows' before) take that bin too where the
+// analysis counts at least this many of them per SM, and the last (largest)
+// bin otherwise: always the first, longrows:20000's 79 such rows took 1.49
+// ms of symbolic phase against 0.54; always the last, rmat:16:16's 9,876
+// took 2.4 ms against 1.6 (binning.cuh's MaskCap). H100 fp64, symbolic
+// phase before -> with both (docs/performance.md, eighteenth session):
+// rmat:16:16 4.75 -> 1.60 ms, landmark 1.76 -> 0.78, bcsstk33 0.18 ->
+// 0.12, hub:60000:30000:3000:8 2.46 -> 0.91, hub:20000 0.23 -> 0.17,
+// longrows:20000 0.54 -> 0.52; whole pipeline rmat:16:16 20.3 -> 17.1 ms,
+// landmark 7.0 -> 6.0, bcsstk33 0.66 -> 0.58.
 inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 
 // Steps of its terms a warp stashes in registers (slots found, values

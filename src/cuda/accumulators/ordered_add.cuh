@@ -26,10 +26,11 @@ enum class CombineSteps {
   // diverged had the compiler check convergence at every step (G3_circuit's
   // sort kernel: 23% of its instructions and stall samples there). For the
   // register rows of the sort bins (accumulators/register_row.cuh): H100
-  // fp64, numeric G3_circuit 1.04 -> 0.77 ms, poisson2d:700 0.33 -> 0.24;
-  // in the hash rows' loops it cost registers and time instead (numeric
-  // rmat:16:16 15.3 -> 16.3 ms, stencil27:64 2.82 -> 3.02; docs/performance.md,
-  // eighteenth session).
+  // fp64, numeric with the bitonic network's min/max exchanges either way,
+  // G3_circuit 0.93 -> 0.77 ms, poisson2d:700 0.30 -> 0.24; in the hash
+  // rows' loops it cost registers and time instead (numeric rmat:16:16 15.3
+  // -> 16.3 ms, stencil27:64 2.82 -> 3.02; docs/performance.md, eighteenth
+  // session).
   warp,
 };
 

@@ -190,9 +190,9 @@ inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 // analysis counts at least this many of them per SM, and the last (largest)
 // bin otherwise: always the first, longrows:20000's 79 such rows took 1.49
 // ms of symbolic phase against 0.54; always the last, rmat:16:16's 9,876
-// took 2.4 ms against 1.6 (binning.cuh's MaskCap). H100 fp64, symbolic
-// phase before -> with both (docs/performance.md, eighteenth session):
-// rmat:16:16 4.75 -> 1.60 ms, landmark 1.76 -> 0.78, bcsstk33 0.18 ->
+// took 2.4 ms against 1.6 (binning.cuh's MaskCap). H100 fp64, two calls,
+// symbolic phase before -> with both (docs/performance.md, eighteenth
+// session): rmat:16:16 4.75 -> 1.6 ms, landmark 1.76 -> 0.78, bcsstk33 0.18 ->
 // 0.12, hub:60000:30000:3000:8 2.46 -> 0.91, hub:20000 0.23 -> 0.17,
 // longrows:20000 0.54 -> 0.52; whole pipeline rmat:16:16 20.3 -> 17.1 ms,
 // landmark 7.0 -> 6.0, bcsstk33 0.66 -> 0.58.

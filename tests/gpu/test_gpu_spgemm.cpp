@@ -33,6 +33,24 @@ void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>&
   CHECK(diff.empty());
 }
 
+// An empty rows x cols matrix to append rows to.
+HostCsr<double> to_fill(int64_t rows, int64_t cols) {
+  HostCsr<double> m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_offsets.assign(1, 0);
+  return m;
+}
+
+// Appends a row with these columns, in this order, and random values.
+void append_row(HostCsr<double>& m, const std::vector<int32_t>& cols, Rng& rng) {
+  for (const int32_t c : cols) {
+    m.col_ind.push_back(c);
+    m.values.push_back(rng.value());
+  }
+  m.row_offsets.push_back(static_cast<int32_t>(m.col_ind.size()));
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("GPU SpGEMM matches the oracle on the generated suite", "[gpu]", float,
@@ -87,33 +105,20 @@ std::pair<HostCsr<double>, HostCsr<double>> many_terms_few_columns_case(bool man
                                                                         uint64_t seed) {
   Rng rng(seed);
   const int64_t rows = many_beyond ? 6000 : 20000, b_rows = 2000, b_cols = 600;
-  HostCsr<double> B;
-  B.rows = b_rows;
-  B.cols = b_cols;
-  B.row_offsets.assign(1, 0);
+  HostCsr<double> B = to_fill(b_rows, b_cols);
   for (int64_t k = 0; k < b_rows; ++k) {
     const uint64_t length = many_beyond ? 150 + rng.below(100) : 1 + rng.below(200);
     std::vector<int32_t> cols(static_cast<size_t>(length));
     for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_cols));
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    for (const int32_t c : cols) {
-      B.col_ind.push_back(c);
-      B.values.push_back(rng.value());
-    }
-    B.row_offsets.push_back(static_cast<int32_t>(B.col_ind.size()));
+    append_row(B, cols, rng);
   }
-  HostCsr<double> A;
-  A.rows = rows;
-  A.cols = b_rows;
-  A.row_offsets.assign(1, 0);
+  HostCsr<double> A = to_fill(rows, b_rows);
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t entries = many_beyond ? 60 : r % 50 == 0 ? 80 : r % 50 == 1 ? 20 : 2;
-    for (int64_t j = 0; j < entries; ++j) {
-      A.col_ind.push_back(static_cast<int32_t>(rng.below(b_rows)));
-      A.values.push_back(rng.value());
-    }
-    A.row_offsets.push_back(static_cast<int32_t>(A.col_ind.size()));
+    std::vector<int32_t> cols(many_beyond ? 60 : r % 50 == 0 ? 80 : r % 50 == 1 ? 20 : 2);
+    for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_rows));
+    append_row(A, cols, rng);
   }
   return {A, B};
 }
@@ -140,22 +145,14 @@ namespace {
 std::pair<HostCsr<double>, HostCsr<double>> few_terms_case(uint64_t seed) {
   Rng rng(seed);
   const int64_t rows = 70000, b_rows = 1000;
-  HostCsr<double> B;
-  B.rows = b_rows;
-  B.cols = 200;
-  B.row_offsets.assign(1, 0);
+  HostCsr<double> B = to_fill(b_rows, 200);
   for (int64_t k = 0; k < b_rows; ++k) {
     const int64_t length = k < b_rows / 2 ? 0 : 1 + k % 3;  // the first half empty
-    for (int64_t j = 0; j < length; ++j) {
-      B.col_ind.push_back(static_cast<int32_t>(rng.below(200)));
-      B.values.push_back(rng.value());
-    }
-    B.row_offsets.push_back(static_cast<int32_t>(B.col_ind.size()));
+    std::vector<int32_t> cols(static_cast<size_t>(length));
+    for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(200));
+    append_row(B, cols, rng);
   }
-  HostCsr<double> A;
-  A.rows = rows;
-  A.cols = b_rows;
-  A.row_offsets.assign(1, 0);
+  HostCsr<double> A = to_fill(rows, b_rows);
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<int32_t> cols(static_cast<size_t>((r % 5) * 10), 0);
     for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_rows / 2));
@@ -166,11 +163,7 @@ std::pair<HostCsr<double>, HostCsr<double>> few_terms_case(uint64_t seed) {
     }
     if (cols.size() > 1) cols.back() = cols.front();  // a repeated entry
     for (size_t j = cols.size(); j > 1; --j) std::swap(cols[j - 1], cols[rng.below(j)]);
-    for (const int32_t c : cols) {
-      A.col_ind.push_back(c);
-      A.values.push_back(rng.value());
-    }
-    A.row_offsets.push_back(static_cast<int32_t>(A.col_ind.size()));
+    append_row(A, cols, rng);
   }
   return {A, B};
 }

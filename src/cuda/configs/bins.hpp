@@ -182,11 +182,11 @@ inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 // A symbolic table never needs more words than B has columns / 32: it is
 // then a bitmask over all of them (kernels/symbolic.cu). So a row of many
 // terms goes no further than the first block bin whose table holds that
-// bitmask (rows of 4096-8192 terms had had 1024 threads and 64 KB each, two
-// rows in flight per SM), for C with at least this many rows per SM: fewer
+// bitmask (rows of 4096-8192 terms used to get 1024 threads and 64 KB each,
+// two rows in flight per SM), for C with at least this many rows per SM: fewer
 // rows in smaller blocks leave the device idle (orani678, 19 rows per SM:
 // whole pipeline 0.41 -> 0.54 ms with the cap). Rows of more terms than any
-// table holds (the dense windows' before) take that bin too where the
+// table holds (which took the dense windows) take that bin too where the
 // analysis counts at least this many of them per SM, and the last (largest)
 // bin otherwise: always the first, longrows:20000's 79 such rows took 1.49
 // ms of symbolic phase against 0.54; always the last, rmat:16:16's 9,876

@@ -50,7 +50,8 @@ struct Spec {
 // whole, the repeats would lose terms); then (long, double
 // only: the oracle takes seconds) more than 8192 entries (dense windows),
 // from long rows of A or from one long row of B shared by many rows, also
-// wider than one window.
+// wider than one window (window by window, or where the row fits, at its
+// columns' ranks).
 const Spec kSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
@@ -70,6 +71,10 @@ const Spec kLongSpecs[] = {
     // rows of B of 8.6 entries on average, so each window numbers only its
     // own terms (ColumnWindow in kernels/ordered_loop.cuh)
     {"hub:60000:30000:3000:8", [] { return generate("hub:60000:30000:3000:8"); }},
+    // rows of 16000 entries over 60000 columns, which fit beside a bitmask
+    // over their range: summed at their columns' ranks in one pass
+    // (accumulators/ranked_row.cuh)
+    {"hub:60000:16000:300:8", [] { return generate("hub:60000:16000:300:8"); }},
 };
 
 template <class V, class Offset, class Col>

@@ -85,7 +85,9 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on degenerate shapes", "[gpu]", float, double) {
 // referencing one long row of B; longrows:20000 has 79, from long rows of A.
 TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
   Handle handle;
-  for (const char* spec : {"hub:20000", "longrows:20000"}) {
+  // (the last: rows wider than a window whose values fit beside a bitmask
+  // over their columns, accumulators/ranked_row.cuh)
+  for (const char* spec : {"hub:20000", "longrows:20000", "hub:60000:16000:300:8"}) {
     const auto A = convert_values<TestType>(generate(spec));
     check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
   }

@@ -6,6 +6,7 @@
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/direct_row.cuh"
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/accumulators/ranked_row.cuh"
 #include "cuda/accumulators/register_row.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"
@@ -156,10 +157,16 @@ __global__ void __launch_bounds__(max_block_threads(G))
   }
 }
 
-// One block per long row (drawn, binning.cuh's RowTurns): a dense value
-// array with a bitmask over windows of the row's column range; each window
-// is compacted in column order. reuse: the range may be read from C's first
-// and last column (known_columns.cuh).
+// One block per long row (drawn, binning.cuh's RowTurns). A row whose
+// column range is wider than one window of dense values, but whose values
+// fit beside a bitmask over the range (accumulators/ranked_row.cuh), has
+// its columns marked first (or read from C: reuse) and its terms summed at
+// their columns' ranks in one pass; any other row takes a dense value array
+// with a bitmask over windows of its range, each window numbering its own
+// terms anew and compacted in column order. Which of the two a row takes
+// follows from its length and range, the same in every numeric phase, and
+// so do the bits. reuse: the range may also be read from C's first and last
+// column (known_columns.cuh).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
@@ -200,30 +207,77 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
           },
           acc.values, windows ? ColumnWindow{w0, w0 + window} : ColumnWindow{});
       __syncthreads();
-      // Each thread owns a contiguous run of words; a block scan of their
-      // population counts gives every thread its place in the sorted output.
-      const int words_per_thread = (words + blockDim.x - 1) / blockDim.x;
-      const int my_first = min(words, static_cast<int>(threadIdx.x) * words_per_thread);
-      const int my_last = min(words, my_first + words_per_thread);
-      int mine = 0;
-      for (int w = my_first; w < my_last; ++w) mine += __popc(acc.mask.words[w]);
-      int position, window_total;
-      BlockScan(temp.scan).ExclusiveSum(mine, position, window_total);
-      position += written;
-      for (int w = my_first; w < my_last; ++w) {
-        for (uint32_t bits = acc.mask.words[w]; bits != 0; bits &= bits - 1) {
-          const int offset = w * 32 + __ffs(bits) - 1;
-          if (position < len) {
-            args.c_cols[out + position] = static_cast<Col>(w0 + offset + args.c_base);
-            args.c_values[out + position] = acc.values[offset];
-          }
-          ++position;
+      int window_total;
+      const WordRun run = word_run<BlockScan>(acc.mask.words, words, temp.scan, window_total);
+      for_each_set_bit(acc.mask.words, run, [&](int place, int offset) {
+        if (written + place < len) {
+          args.c_cols[out + written + place] = static_cast<Col>(w0 + offset + args.c_base);
+          args.c_values[out + written + place] = acc.values[offset];
         }
-      }
+      });
       written += window_total;
       __syncthreads();
     }
     return written;
+  };
+
+  // The row at its columns' ranks over [lo, hi]: C's columns if `known`
+  // (then only the values are written), else the terms'. Block-uniform.
+  enum class Ranked { done, windows, rejected };  // rejected: C's columns are not the row's
+  auto fill_ranked = [&](int row, Offset out, int len, int lo, int hi, bool known) {
+    const int words = static_cast<int>((static_cast<long long>(hi) - lo + 32) / 32);
+    if (hi - lo < window || len == 0 ||
+        kRankedBytesPer32Columns * words + sizeof(Value) * len >
+            sizeof(Value) * window + window / 8)  // launch_bins' size
+      return Ranked::windows;
+    Value* values = reinterpret_cast<Value*>(smem);
+    const RankedColumns ranked{{reinterpret_cast<uint32_t*>(values + len)},
+                               reinterpret_cast<int*>(values + len) + words, lo, hi - lo + 1};
+    for (int w = threadIdx.x; w < words; w += blockDim.x) ranked.mask.words[w] = 0;
+    for (int s = threadIdx.x; s < len; s += blockDim.x) values[s] = Value(0);
+    __syncthreads();
+    bool bad = false;
+    if (known) {  // within [lo, hi], strictly ascending
+      for (int j = threadIdx.x; j < len; j += blockDim.x) {
+        const long long col = c_column(args, out, j);
+        const long long next = j + 1 < len ? c_column(args, out, j + 1) : hi + 1LL;
+        if (col < lo || col > hi || col >= next) bad = true;
+        else ranked.mark(static_cast<int>(col));
+      }
+    } else {
+      for_each_column_in_block<Addend>(args.A, args.B, args.D, row,
+                                       [&](int col) { ranked.mark(col); });
+    }
+    if (__syncthreads_or(bad)) return Ranked::rejected;
+    int total;
+    const WordRun run = word_run<BlockScan>(ranked.mask.words, words, temp.scan, total);
+    for (int w = run.first, before = run.before; w < run.last; ++w) {
+      ranked.before[w] = before;
+      before += __popc(ranked.mask.words[w]);
+    }
+    // (terms in more columns than C's offsets give the row: the windows,
+    // which write no more than the row holds)
+    if (__syncthreads_or(total != len)) return Ranked::windows;
+    // every term must find its column among C's (C's len columns then are
+    // the row's len distinct ones)
+    bool missing = false;
+    accumulate_row<Addend, Ordered>(
+        args, row, threadIdx.x, blockDim.x, lanes, scratch,
+        [&](int col) {
+          const int at = ranked.rank(col);
+          missing |= at < 0;
+          return at;
+        },
+        values);
+    if (__syncthreads_or(missing)) return Ranked::rejected;
+    for (int j = threadIdx.x; j < len; j += blockDim.x) args.c_values[out + j] = values[j];
+    if (!known) {
+      for_each_set_bit(ranked.mask.words, run, [&](int place, int offset) {
+        args.c_cols[out + place] = static_cast<Col>(lo + offset + args.c_base);
+      });
+    }
+    __syncthreads();
+    return Ranked::done;
   };
 
   const RowSet::View rows = row_set.view();
@@ -234,13 +288,17 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     int lo, hi;
-    // a range from C's columns that missed terms leaves the row short
-    if (reuse && known_column_range(args, out, len, lo, hi) &&
-        fill_windows(row, out, len, lo, hi) == len)
-      continue;
+    if (reuse && known_column_range(args, out, len, lo, hi)) {
+      const Ranked r = fill_ranked(row, out, len, lo, hi, true);
+      // a range from C's columns that missed terms leaves the row short
+      if (r == Ranked::done ||
+          (r == Ranked::windows && fill_windows(row, out, len, lo, hi) == len))
+        continue;
+    }
     product_column_range<Addend, Offset, Col, BlockReduce>(args.A, args.B, args.D, row, lanes,
                                                            window, b_sorted, temp.reduce, lo, hi);
-    fill_windows(row, out, len, lo, hi);
+    if (fill_ranked(row, out, len, lo, hi, false) != Ranked::done)
+      fill_windows(row, out, len, lo, hi);
   }
 }
 

@@ -80,6 +80,40 @@ __device__ __forceinline__ void for_each_column(const Pattern<Offset, Col>& A,
   if constexpr (Addend) for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 
+// The same for a whole block that only marks columns (no order, no
+// values): each warp takes entries of A's row in turn, or the block takes
+// them one by one where they are fewer than its warps, and its threads have
+// kColumnLoads of the entry's row of B in flight at a time.
+template <bool Addend, class Offset, class Col, class Column>
+__device__ __forceinline__ void for_each_column_in_block(const Pattern<Offset, Col>& A,
+                                                         const Pattern<Offset, Col>& B,
+                                                         const Pattern<Offset, Col>& D, int row,
+                                                         Column&& column) {
+  constexpr int kColumnLoads = 4;
+  const Offset a_begin = A.begin(row), a_end = A.end(row);
+  const int warps = static_cast<int>(blockDim.x / 32);
+  const bool whole_block = a_end - a_begin < warps;
+  const int threads = whole_block ? static_cast<int>(blockDim.x) : 32;
+  const int rank = static_cast<int>(threadIdx.x) % threads;
+  const int group = whole_block ? 0 : static_cast<int>(threadIdx.x) / 32;
+  for (Offset a = a_begin + group; a < a_end; a += whole_block ? 1 : warps) {
+    const int k = A.col(a);
+    const Offset b_end = B.end(k);
+    for (Offset b = B.begin(k) + rank; b < b_end; b += kColumnLoads * threads) {
+      int cols[kColumnLoads];
+#pragma unroll
+      for (int u = 0; u < kColumnLoads; ++u)
+        cols[u] = b + u * threads < b_end ? B.col(b + u * threads) : -1;
+#pragma unroll
+      for (int u = 0; u < kColumnLoads; ++u)
+        if (cols[u] >= 0) column(cols[u]);
+    }
+  }
+  if constexpr (Addend)
+    for_each_addend(D, row, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                    [&](int col, Offset) { column(col); });
+}
+
 // Calls column(col) for the first and the last column of each row of B
 // that `row` of A references, then (Addend) for D's entries: where B's rows
 // are sorted, the row of C's smallest and largest column are among them.

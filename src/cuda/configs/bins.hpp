@@ -221,6 +221,14 @@ inline constexpr int kOrderedStash = 4;
 // step idle: numeric again 6.18 -> 3.37 ms; H100 fp64).
 inline constexpr int kWholeRowsMinBAverage = 8;
 inline constexpr double kWholeRowsMinUse = 0.4;
+// The same for the dense kernel's rows summed at their columns' ranks in one
+// pass (kernels/numeric.cuh, accumulators/ranked_row.cuh): rows of 1024
+// threads whose terms the other order would number, search, combine and
+// add in 32 turns per batch. H100 fp64, rmat:16:16 (rows of B of ~400
+// entries there): numeric again 10.4 ms at 0.4, 8.1 at 0.2, 9.7-10.0 at
+// 0.1; 0.2 for every kernel cost stencil27:64 again 1.47 -> 1.55 ms
+// (nineteenth session, docs/performance.md).
+inline constexpr double kRankedWholeRowsMinUse = 0.2;
 
 // Shared memory of the deterministic numeric hash kernels behind a block's
 // tables, from the first 16-byte boundary on (kernels/ordered_loop.cuh's

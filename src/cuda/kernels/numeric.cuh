@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
           missing |= at < 0;
           return at;
         },
-        values);
+        values, ColumnWindow{}, kRankedWholeRowsMinUse);
     if (__syncthreads_or(missing)) return Ranked::rejected;
     for (int j = threadIdx.x; j < len; j += blockDim.x) args.c_values[out + j] = values[j];
     if (!known) {

@@ -27,7 +27,8 @@
 // __match_any_sync, no turns); only for B whose rows the analysis found
 // strictly increasing (repeated columns are valid input), and for rows of C
 // where those steps keep at least kWholeRowsMinUse of the threads busy
-// (configs/bins.hpp). Which order a row gets depends on the structure alone,
+// (kRankedWholeRowsMinUse for the dense kernel's ranked rows;
+// configs/bins.hpp). Which order a row gets depends on the structure alone,
 // so the result is as reproducible as with one order.
 #pragma once
 
@@ -189,12 +190,12 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
   if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
 }
 
-// Whether taking the rows of B whole (see the top) keeps at least
-// kWholeRowsMinUse of the group's threads busy over `row`'s steps: one pass
+// Whether taking the rows of B whole (see the top) keeps at least min_use
+// of the group's threads busy over `row`'s steps: one pass
 // over the lengths of the row's rows of B. Group-collective.
 template <class Value, class Offset, class Col>
 __device__ bool whole_b_rows_pay(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                                 int threads, long long* partial) {
+                                 int threads, long long* partial, double min_use) {
   const auto& A = args.A;
   const auto& B = args.B;
   long long terms = 0, steps = 0;
@@ -208,7 +209,7 @@ __device__ bool whole_b_rows_pay(const NumericArgs<Value, Offset, Col>& args, in
   group_exclusive_sum(terms, rank, threads, partial, all_terms);
   group_exclusive_sum(steps, rank, threads, partial, all_steps);
   return static_cast<double>(all_terms) >=
-         kWholeRowsMinUse * static_cast<double>(all_steps) * threads;
+         min_use * static_cast<double>(all_steps) * threads;
 }
 
 // All the terms of `row` with the rows of B taken whole (see the top):
@@ -311,20 +312,23 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // What the numeric kernels call: adds every term of `row` of C (products,
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
-// reused row's columns). Ordered: in one of the fixed orders above, through scratch
-// (window: see ColumnWindow)
-// (the group's slice of its block's ChunkScratch); otherwise with atomics, `lanes`
-// threads per row of B. Group-collective.
+// reused row's columns). Ordered: in one of the fixed orders above, through
+// scratch (the group's slice of its block's ChunkScratch; window: see
+// ColumnWindow; whole rows of B where they keep whole_rows_min_use of the
+// threads busy); otherwise with atomics, `lanes` threads per row of B.
+// Group-collective.
 template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
                                                int row, int rank, int threads, int lanes,
                                                const ChunkScratch<Offset>& scratch,
                                                Locate&& locate, Value* values,
-                                               ColumnWindow window = {}) {
+                                               ColumnWindow window = {},
+                                               double whole_rows_min_use = kWholeRowsMinUse) {
   if constexpr (Ordered) {
     auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
     const bool b_sorted = args.b_rows_sorted();
-    if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial))
+    if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial,
+                                         whole_rows_min_use))
       add_row_in_order<Addend>(args, row, rank, threads, scratch,
                                b_sorted ? window : ColumnWindow{}, slot_of, values);
     else if (threads == 32)

@@ -24,8 +24,10 @@ struct RankedColumns {
   long long lo;
   int span;            // columns in the range
 
+  // (a column outside the range is left out: its terms then find no rank)
   __device__ __forceinline__ void mark(int col) const {
-    mask.set(static_cast<int>(col - lo));
+    const long long offset = col - lo;
+    if (offset >= 0 && offset < span) mask.set(static_cast<int>(offset));
   }
   // The column's rank in the row; -1 if it is not one of the row's columns.
   __device__ __forceinline__ int rank(int col) const {

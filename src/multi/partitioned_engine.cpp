@@ -74,6 +74,7 @@ class PartitionedEngine final : public Engine {
     Prints home_prints;
     std::promise<void> cut_made;
     const std::shared_future<void> cut_known = cut_made.get_future().share();
+    entry_.record(ctx_.stream());  // what the replicas' fingerprints wait for
     crew_->run(n, [&](int p) {
       Context* on = contexts[static_cast<size_t>(p)];
       if (p > 0) {
@@ -155,16 +156,29 @@ class PartitionedEngine final : public Engine {
       return;
     }
     ready_.record(ctx_.stream());
-    crew_->run(static_cast<int>(parts_.size()), [&](int p) {
-      PartT* part = parts_[static_cast<size_t>(p)].get();
-      if (!part) {
-        if (host_->rows > 0) host_numeric(in, C, alpha, beta);
-      } else if (part->rows > 0) {
-        part_numeric(*part, in, C, alpha, beta);
+    // the handle's stream waits for the GPU parts also when one failed: the
+    // others may still be writing C
+    auto wait_for_parts = [&] {
+      for (auto& part : parts_)
+        if (part && part->rows > 0) part->done.wait_on(ctx_.stream());
+    };
+    try {
+      crew_->run(static_cast<int>(parts_.size()), [&](int p) {
+        PartT* part = parts_[static_cast<size_t>(p)].get();
+        if (!part) {
+          if (host_->rows > 0) host_numeric(in, C, alpha, beta);
+        } else if (part->rows > 0) {
+          part_numeric(*part, in, C, alpha, beta);
+        }
+      });
+    } catch (...) {
+      try {
+        wait_for_parts();
+      } catch (...) {  // (the part's failure is the one to report)
       }
-    });
-    for (auto& part : parts_)
-      if (part && part->rows > 0) part->done.wait_on(ctx_.stream());
+      throw;
+    }
+    wait_for_parts();
   }
 
   std::vector<RowBlock> row_blocks() override {
@@ -284,6 +298,7 @@ class PartitionedEngine final : public Engine {
     Prints prints;
     if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return prints;
     const PartScope scope(ctx_, *on);
+    entry_.wait_on(on->stream());  // replicas as the caller's stream leaves them, as parts read them
     const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
     std::optional<MatrixDesc> views[3];
     const MatrixDesc* replicas[3] = {};
@@ -511,6 +526,7 @@ class PartitionedEngine final : public Engine {
   bool listed_ = false;  // parts_ are the device list's entries (not one whole part)
   int64_t rows_ = 0;
   long long total_ = 0;  // products
+  Event entry_;          // on the handle's stream at analysis: what replicas' fingerprints wait for
   Event ready_;          // on the handle's stream: what the parts wait for
 };
 

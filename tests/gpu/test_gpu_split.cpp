@@ -488,6 +488,61 @@ TEST_CASE("operands replicated on the parts' devices: read in place, checked",
   CHECK(offsets == nullptr);
 }
 
+// Three parts on devices 1, 0, 1 with two GPUs: the third part, on a thread
+// of the handle's crew, fingerprints its replicas while the handle's device
+// cuts the rows, then reads them in place (the first part too, on the
+// caller's thread).
+TEST_CASE("replicas read by parts on the crew's threads", "[gpu][split][replicas]") {
+  const HostCsr<double> A = generate("banded:6000:5");
+  HostCsr<double> B = A;
+  randomize_values(B, 14);
+  const SplitHandle handle({1.0, 1.0, 1.0});
+  const cudaStream_t stream = stream_of(handle.h);
+  DeviceCsr<double> dA(A, stream), dB(B, stream);
+  const int there = part_device(2);
+  int home = -1;
+  cuda_ok(cudaGetDevice(&home), "cudaGetDevice");
+  {
+    const Replica rA(dA, A, there), rB(dB, B, there);
+    const Product got = product_of(handle.h, dA, dB);
+    REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+    CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
+  }
+  {  // a replica of another structure: refused where it would be read
+    HostCsr<double> moved = A;
+    moved.col_ind[moved.col_ind.size() / 3] ^= 1;
+    const Replica rA(dA, moved, there);
+    const Product got = product_of(handle.h, dA, dB);
+    CHECK(got.status == (there != home ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
+  }
+}
+
+// The handle on device 1 with parts on devices 0, 1 (two GPUs): the part on
+// the handle's device runs on a thread of the crew, whose threads start on
+// device 0, and the operands are on device 1.
+TEST_CASE("a split product whose handle is on another device than 0", "[gpu][split]") {
+  int count = 0;
+  cuda_ok(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  const int home = count > 1 ? 1 : 0;
+  const OnDevice scope(home);
+  const HostCsr<double> A = generate("banded:6000:5");
+  HostCsr<double> B = A;
+  randomize_values(B, 15);
+  const Handle handle;
+  const int devices[2] = {0, home};
+  const double shares[2] = {1.0, 1.0};
+  spgemm_ok(spgemmSetDevices(handle.h, 2, devices), "spgemmSetDevices");
+  spgemm_ok(spgemmSetPartitionShares(handle.h, 2, shares), "spgemmSetPartitionShares");
+  spgemm_ok(spgemmSetPartitionMinProducts(handle.h, 0), "spgemmSetPartitionMinProducts");
+  const cudaStream_t stream = stream_of(handle.h);
+  DeviceCsr<double> dA(A, stream), dB(B, stream);
+  const Product got = product_of(handle.h, dA, dB);
+  REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+  CHECK(got.first_part_rows > 0);
+  CHECK(got.first_part_rows < A.rows);
+  CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
+}
+
 // The input checks run with the cost pass, whose cut (from the total of the
 // handle's last split product) is computed before their verdict is known:
 // defective operands are refused, nothing is read outside them, and the

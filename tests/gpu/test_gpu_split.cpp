@@ -38,12 +38,21 @@ int part_device(int p) {
 #endif
 }
 
-// A handle whose products are split in shares.size() parts.
+// The devices of n parts: part_device(0), ..., part_device(n - 1).
+std::vector<int> part_devices(size_t n) {
+  std::vector<int> devices;
+  for (size_t p = 0; p < n; ++p) devices.push_back(part_device(static_cast<int>(p)));
+  return devices;
+}
+
+// A handle whose products are split in shares.size() parts, on `devices`
+// (default: part_devices).
 struct SplitHandle : Handle {
-  explicit SplitHandle(const std::vector<double>& shares, bool split_all = true) {
+  explicit SplitHandle(const std::vector<double>& shares, bool split_all = true)
+      : SplitHandle(part_devices(shares.size()), shares, split_all) {}
+  SplitHandle(const std::vector<int>& devices, const std::vector<double>& shares,
+              bool split_all = true) {
     const int n = static_cast<int>(shares.size());
-    std::vector<int> devices;
-    for (int p = 0; p < n; ++p) devices.push_back(part_device(p));
     spgemm_ok(spgemmSetDevices(h, n, devices.data()), "spgemmSetDevices");
     spgemm_ok(spgemmSetPartitionShares(h, n, shares.data()), "spgemmSetPartitionShares");
     if (split_all) spgemm_ok(spgemmSetPartitionMinProducts(h, 0), "spgemmSetPartitionMinProducts");
@@ -422,6 +431,16 @@ Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr
   return out;
 }
 
+// The status of A * B while `of` has a replica on `device` of another
+// structure: `h` (of's host copy) with the column at `at` moved.
+spgemmStatus_t status_with_moved_replica(spgemmHandle_t handle, const DeviceCsr<double>& A,
+                                         const DeviceCsr<double>& B, const DeviceCsr<double>& of,
+                                         HostCsr<double> h, size_t at, int device) {
+  h.col_ind[at] ^= 1;
+  const Replica moved(of, h, device);
+  return product_of(handle, A, B).status;
+}
+
 // from's first `count` rows in place of to's (the same structure): values
 // and error bounds.
 void take_rows(ReferenceProduct<double>& to, const ReferenceProduct<double>& from, int64_t count) {
@@ -474,13 +493,9 @@ TEST_CASE("operands replicated on the parts' devices: read in place, checked",
     REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
     CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
   }
-  {  // a replica of another structure: refused where it would be read
-    HostCsr<double> moved = B;
-    moved.col_ind[moved.col_ind.size() / 2] ^= 1;
-    const Replica rB(dB, moved, there);
-    const Product got = product_of(handle.h, dA, dB);
-    CHECK(got.status == (read_there ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
-  }
+  // a replica of another structure: refused where it would be read
+  CHECK(status_with_moved_replica(handle.h, dA, dB, dB, B, B.col_ind.size() / 2, there) ==
+        (read_there ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
   // removed: the operands themselves again
   spgemm_ok(spgemmCsrSetReplica(dB.descr, there, nullptr, nullptr, nullptr), "spgemmCsrSetReplica");
   void *offsets = nullptr, *cols = nullptr, *values = nullptr;
@@ -508,13 +523,9 @@ TEST_CASE("replicas read by parts on the crew's threads", "[gpu][split][replicas
     REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
     CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
   }
-  {  // a replica of another structure: refused where it would be read
-    HostCsr<double> moved = A;
-    moved.col_ind[moved.col_ind.size() / 3] ^= 1;
-    const Replica rA(dA, moved, there);
-    const Product got = product_of(handle.h, dA, dB);
-    CHECK(got.status == (there != home ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
-  }
+  // a replica of another structure: refused where it would be read
+  CHECK(status_with_moved_replica(handle.h, dA, dB, dA, A, A.col_ind.size() / 3, there) ==
+        (there != home ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
 }
 
 // The handle on device 1 with parts on devices 0, 1 (two GPUs): the part on
@@ -528,12 +539,7 @@ TEST_CASE("a split product whose handle is on another device than 0", "[gpu][spl
   const HostCsr<double> A = generate("banded:6000:5");
   HostCsr<double> B = A;
   randomize_values(B, 15);
-  const Handle handle;
-  const int devices[2] = {0, home};
-  const double shares[2] = {1.0, 1.0};
-  spgemm_ok(spgemmSetDevices(handle.h, 2, devices), "spgemmSetDevices");
-  spgemm_ok(spgemmSetPartitionShares(handle.h, 2, shares), "spgemmSetPartitionShares");
-  spgemm_ok(spgemmSetPartitionMinProducts(handle.h, 0), "spgemmSetPartitionMinProducts");
+  const SplitHandle handle({0, home}, {1.0, 1.0});
   const cudaStream_t stream = stream_of(handle.h);
   DeviceCsr<double> dA(A, stream), dB(B, stream);
   const Product got = product_of(handle.h, dA, dB);

@@ -41,7 +41,7 @@ struct CountArgs {
   int* sizes;
   ProductStats* stats;
   int gate_max_row;
-  unsigned* b_disorder;  // nullptr: B's order not examined
+  unsigned long long* b_disorder;  // nullptr: B's order not examined
   int* spans;            // nullptr: not asked for (TermCount::spans)
   int* rows_beyond;      // nullptr: not asked for (TermCount::rows_beyond)
   int beyond_terms;
@@ -71,35 +71,113 @@ struct ColumnRange {
   }
 };
 
-// Entry p of A (in [0, nnz)): the length of the row of B it names, and with
-// c.spans that row's first and last column (lo > hi: none).
+// The entries first, first + 32, ... (N of them, those at or past `limit`
+// none) of A: each one's length of the row of B it names, and with c.spans
+// that row's first and last column (lo > hi: none). The loads of all N
+// entries are issued before any of them is used, stage by stage (A's column,
+// B's offsets, B's end columns), so that a lane has N chains of dependent
+// loads in flight rather than one: 4 along a long row, 2 over a run of short
+// rows, whose chunks' scans take the registers (H100, analysis kernel:
+// rmat:16:16 239 -> 150 us, stencil27:64 137 -> 106, cryg2500 8.5 -> 8.0;
+// 4 over runs too cost wing 12 -> 15 us).
+constexpr int kRowBatch = 4;
+constexpr int kRunBatch = 2;
+
+template <int N, class Offset, class Col>
+__device__ __forceinline__ void batch_terms(const CountArgs<Offset, Col>& c, Offset first,
+                                            Offset limit, Offset (&length)[N], int (&lo)[N],
+                                            int (&hi)[N]) {
+  int k[N];
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const Offset p = first + static_cast<Offset>(32 * u);
+    k[u] = p < limit ? c.A.col(p) : -1;
+  }
+  Offset b_begin[N], b_end[N];
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    b_begin[u] = b_end[u] = 0;
+    if (k[u] >= 0 && k[u] < c.b_rows) clamped_row(c.B, c.b_nnz, k[u], b_begin[u], b_end[u]);
+    length[u] = b_end[u] - b_begin[u];
+    lo[u] = INT_MAX;
+    hi[u] = INT_MIN;
+  }
+  if (!c.spans) return;
+#pragma unroll
+  for (int u = 0; u < N; ++u)
+    if (b_end[u] > b_begin[u]) {
+      lo[u] = c.B.col(b_begin[u]);
+      hi[u] = c.B.col(b_end[u] - 1);
+    }
+}
+
+// Warp-collective, for run_terms: one chunk of 32 entries of a run of rows
+// [first, first + last] (this lane's row's entries [begin, end)), this
+// lane's entry p = chunk + lane having `length` terms and the column range
+// [lo, hi] (batch_terms): each row's sum over the chunk added to its lane's
+// `terms` (and range).
 template <class Offset, class Col>
-__device__ __forceinline__ void entry_terms(const CountArgs<Offset, Col>& c, Offset p,
-                                            long long& length, int& lo, int& hi) {
-  const int k = c.A.col(p);
-  if (k < 0 || k >= c.b_rows) return;
-  Offset b_begin, b_end;
-  clamped_row(c.B, c.b_nnz, k, b_begin, b_end);
-  length += b_end - b_begin;
-  if (c.spans && b_end > b_begin) {
-    lo = min(lo, c.B.col(b_begin));
-    hi = max(hi, c.B.col(b_end - 1));
+__device__ __forceinline__ void add_chunk(const CountArgs<Offset, Col>& c, Offset chunk,
+                                          Offset run_end, int last, Offset begin, Offset end,
+                                          long long length, int lo, int hi, long long& terms,
+                                          ColumnRange& range) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const Offset p = chunk + lane;
+  int row = 0;  // the lane of the last row that begins at or before p
+#pragma unroll
+  for (int step = 16; step > 0; step /= 2) {
+    if (step > last) continue;  // (warp-uniform)
+    const Offset row_begin = shfl(kFullWarp, begin, min(row + step, last));
+    if (row + step <= last && row_begin <= p) row += step;
+  }
+  const Offset row_begin = shfl(kFullWarp, begin, row);
+  const Offset row_end = shfl(kFullWarp, end, row);
+  if (!(p >= row_begin && p < row_end && p < run_end)) {  // past the run, or defective offsets
+    length = 0;
+    lo = INT_MAX;
+    hi = INT_MIN;
+  }
+  // inclusive scan over the lanes of the same row, from its first lane here
+  const int row_first = row_begin > chunk ? static_cast<int>(row_begin - chunk) : 0;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const long long up = __shfl_up_sync(0xffffffffu, length, d);
+    if (lane - d >= row_first) length += up;
+    if (c.spans) {
+      const int up_lo = __shfl_up_sync(0xffffffffu, lo, d);
+      const int up_hi = __shfl_up_sync(0xffffffffu, hi, d);
+      if (lane - d >= row_first) {
+        lo = min(lo, up_lo);
+        hi = max(hi, up_hi);
+      }
+    }
+  }
+  // this lane's row: its sum here is at its last entry in the chunk
+  const bool here = lane <= last && end > begin && begin < chunk + 32 && end > chunk;
+  const Offset last_entry = (end < chunk + 32 ? end : chunk + 32) - 1 - chunk;
+  const int from = here ? static_cast<int>(last_entry) : 0;
+  const long long sum = shfl(kFullWarp, length, from);
+  const int sum_lo = shfl(kFullWarp, lo, from), sum_hi = shfl(kFullWarp, hi, from);
+  if (here) {
+    terms += sum;
+    if (c.spans && sum_hi >= sum_lo) range.merge(sum_lo, sum_hi);
   }
 }
 
 // Warp-collective: the terms of rows [first, first + c.rows_per_warp) of A,
 // lane l < c.rows_per_warp getting those of row first + l (with c.spans
-// their columns' range too). Rows of fewer than 32 entries on average are
-// taken together, 32 entries at a time, one a lane, whatever row each is in:
-// each lane finds its entry's row by a binary search over the rows'
-// beginnings, a scan segmented by row sums the lengths of the rows of B they
-// name, and each row's lane takes its sum from the last of its lanes. Longer
-// rows are taken one after the other, the warp striding over each. (Lanes
-// per row by A's average row left the lanes of short rows idle: G3_circuit,
-// 4.8 entries a row, had 8 lanes a row, analysis 202 us, 161 this way. Runs
-// of longer rows taken 32 entries at a time too were slower than row by
-// row: analyze bcsstk33, 68 entries a row, 80 against 66 us, rmat:16:16 570
-// against 305-338; H200.)
+// their columns' range too). Rows of fewer than kAnalysisRowwiseEntries
+// (configs/bins.hpp) entries on average are taken together, 32 entries at a
+// time, one a lane, whatever row each is in: each lane finds its entry's row
+// by a binary search over the rows' beginnings, a scan segmented by row sums
+// the lengths of the rows of B they name, and each row's lane takes its sum
+// from the last of its lanes (add_chunk). Longer rows are taken one after
+// the other, the warp striding over each. (Lanes per row by A's average row
+// left the lanes of short rows idle: G3_circuit, 4.8 entries a row, had 8
+// lanes a row, analysis 202 us, 161 this way. Runs of longer rows taken 32
+// entries at a time too were slower than row by row before the loads were
+// batched: analyze bcsstk33, 68 entries a row, 80 against 66 us, rmat:16:16
+// 570 against 305-338; H200.)
 template <class Offset, class Col>
 __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, ColumnRange& range) {
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -110,13 +188,22 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
   const Offset run_begin = shfl(kFullWarp, begin, 0);
   const Offset run_end = shfl(kFullWarp, end, last);
   long long terms = 0;
-  if (run_end - run_begin >= static_cast<Offset>(32) * (last + 1)) {
+  if (run_end - run_begin >= static_cast<Offset>(kAnalysisRowwiseEntries) * (last + 1)) {
     for (int row = 0; row <= last; ++row) {
       long long length = 0;
       int lo = INT_MAX, hi = INT_MIN;
       const Offset row_end = shfl(kFullWarp, end, row);
-      for (Offset p = shfl(kFullWarp, begin, row) + lane; p < row_end; p += 32)
-        entry_terms(c, p, length, lo, hi);
+      for (Offset p = shfl(kFullWarp, begin, row) + lane; p < row_end; p += 32 * kRowBatch) {
+        Offset lengths[kRowBatch];
+        int los[kRowBatch], his[kRowBatch];
+        batch_terms(c, p, row_end, lengths, los, his);
+#pragma unroll
+        for (int u = 0; u < kRowBatch; ++u) {
+          length += lengths[u];
+          lo = min(lo, los[u]);
+          hi = max(hi, his[u]);
+        }
+      }
 #pragma unroll
       for (int d = 16; d > 0; d /= 2) {
         length += __shfl_xor_sync(0xffffffffu, length, d);
@@ -131,44 +218,15 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
       }
     }
   } else {
-    for (Offset chunk = run_begin; chunk < run_end; chunk += 32) {
-      const Offset p = chunk + lane;
-      int row = 0;  // the lane of the last row that begins at or before p
+    for (Offset batch = run_begin; batch < run_end; batch += 32 * kRunBatch) {
+      Offset lengths[kRunBatch];
+      int los[kRunBatch], his[kRunBatch];
+      batch_terms(c, batch + lane, run_end, lengths, los, his);
 #pragma unroll
-      for (int step = 16; step > 0; step /= 2) {
-        if (step > last) continue;  // (warp-uniform)
-        const Offset row_begin = shfl(kFullWarp, begin, min(row + step, last));
-        if (row + step <= last && row_begin <= p) row += step;
-      }
-      const Offset row_begin = shfl(kFullWarp, begin, row);
-      const Offset row_end = shfl(kFullWarp, end, row);
-      long long length = 0;
-      int lo = INT_MAX, hi = INT_MIN;
-      if (p >= row_begin && p < row_end && p < run_end) entry_terms(c, p, length, lo, hi);
-      // inclusive scan over the lanes of the same row, from its first lane here
-      const int row_first = row_begin > chunk ? static_cast<int>(row_begin - chunk) : 0;
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const long long up = __shfl_up_sync(0xffffffffu, length, d);
-        if (lane - d >= row_first) length += up;
-        if (c.spans) {
-          const int up_lo = __shfl_up_sync(0xffffffffu, lo, d);
-          const int up_hi = __shfl_up_sync(0xffffffffu, hi, d);
-          if (lane - d >= row_first) {
-            lo = min(lo, up_lo);
-            hi = max(hi, up_hi);
-          }
-        }
-      }
-      // this lane's row: its sum here is at its last entry in the chunk
-      const bool here = lane <= last && end > begin && begin < chunk + 32 && end > chunk;
-      const Offset last_entry = (end < chunk + 32 ? end : chunk + 32) - 1 - chunk;
-      const int from = here ? static_cast<int>(last_entry) : 0;
-      const long long sum = shfl(kFullWarp, length, from);
-      const int sum_lo = shfl(kFullWarp, lo, from), sum_hi = shfl(kFullWarp, hi, from);
-      if (here) {
-        terms += sum;
-        if (c.spans && sum_hi >= sum_lo) range.merge(sum_lo, sum_hi);
+      for (int u = 0; u < kRunBatch; ++u) {
+        const Offset chunk = batch + static_cast<Offset>(32 * u);
+        if (chunk >= run_end) break;  // (warp-uniform)
+        add_chunk(c, chunk, run_end, last, begin, end, lengths[u], los[u], his[u], terms, range);
       }
     }
   }
@@ -199,26 +257,44 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = 0; i < checks.count; ++i) {
     const CheckedView<Offset, Col>& m = checks.m[i];
     const int64_t positions = m.rows + 1 > m.nnz ? m.rows + 1 : m.nnz;
-    auto* first = reinterpret_cast<unsigned long long*>(found[i].first);
+    // each thread's first defects (~position, 0: none) kept in registers and
+    // reported once: with no stores in the loop, the unrolled positions'
+    // loads are in flight together
+    unsigned long long least[kCsrDefects] = {};
+#pragma unroll 4
     for (int64_t p = thread; p < positions; p += stride)
       inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
                            [&](int defect, int64_t at) {
-                             atomicMax(&first[defect], ~static_cast<unsigned long long>(at));
+                             const auto mark = ~static_cast<unsigned long long>(at);
+                             least[defect] = max(least[defect], mark);
                            });
+    auto* first = reinterpret_cast<unsigned long long*>(found[i].first);
+    for (int d = 0; d < kCsrDefects; ++d)
+      if (least[d]) atomicMax(&first[d], least[d]);
   }
   if (c.rows == 0) return;
 
-  if (c.b_disorder) {  // a warp per row of B, each lane a share of its neighbours
-    const long long threads = static_cast<long long>(c.b_rows) * 32;
-    for (long long t = thread; t < threads; t += stride) {
-      const int row = static_cast<int>(t / 32);
-      Offset begin, end;
-      clamped_row(c.B, c.b_nnz, row, begin, end);
-      bool disorder = false;
-      for (Offset i = begin + 1 + static_cast<int>(t % 32); i < end; i += 32)
-        disorder |= c.B.col(i) <= c.B.col(i - 1);
-      if (disorder) atomicOr(c.b_disorder, 1u);
+  if (c.b_disorder) {
+    // B's entries whose column is not above the one before (descents), less
+    // those where a row begins (each such position once, however many empty
+    // rows begin there): what is left is within rows. Position by position,
+    // every thread on its own (a warp per row of B left most lanes idle on
+    // short rows: 25% of stencil27:64's analysis, H100).
+    long long within = 0;
+#pragma unroll 4
+    for (long long i = thread + 1; i < c.b_nnz; i += stride)
+      within += c.B.cols[i] <= c.B.cols[i - 1];
+#pragma unroll 4
+    for (long long r = thread + 1; r < c.b_rows; r += stride) {
+      const Offset at = c.B.begin(static_cast<int>(r));
+      if (at > c.B.begin(static_cast<int>(r) - 1) && at > 0 && at < c.b_nnz)
+        within -= c.B.cols[at] <= c.B.cols[at - 1];
     }
+    using Reduce = cub::BlockReduce<long long, kThreads>;
+    __shared__ typename Reduce::TempStorage reduce;
+    const long long block_within = Reduce(reduce).Sum(within);
+    if (threadIdx.x == 0 && block_within != 0)
+      atomicAdd(c.b_disorder, static_cast<unsigned long long>(block_within));
   }
 
   long long total = 0;
@@ -314,7 +390,7 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          terms->rows_beyond, terms->beyond_terms};
     work = std::max(work, (static_cast<int64_t>(c.rows) + c.rows_per_warp - 1) /
                               c.rows_per_warp * 32);
-    if (c.b_disorder) work = std::max(work, static_cast<int64_t>(c.b_rows) * 32);
+    if (c.b_disorder) work = std::max(work, std::max<int64_t>(c.b_rows, c.b_nnz));
   }
   if (work == 0) return;
   auto kernel = analysis_kernel<Offset, Col>;

@@ -53,7 +53,7 @@ struct TermCount {
   // If set (zeroed before): made nonzero if a row of B has columns that do
   // not strictly increase (unsorted or repeated; both valid input), which
   // rules out the numeric phase's whole rows of B (kernels/ordered_loop.cuh).
-  unsigned* b_disorder = nullptr;
+  unsigned long long* b_disorder = nullptr;
   // If set (with b_disorder): spans[row] = the width of the column range
   // from the least first column to the greatest last column of the rows of
   // B that `row` of A names (and D's columns), saturated at INT_MAX. Where

@@ -45,11 +45,11 @@ struct RowSizes {
   const int64_t* offsets64 = nullptr;  // the same with 64-bit offsets
   const int* terms = nullptr;          // terms[row]
   const int* spans = nullptr;
-  const unsigned* b_disorder = nullptr;
+  const unsigned long long* b_disorder = nullptr;
   MaskCap mask_cap;
 };
 inline RowSizes sizes_from_terms(const int* terms, const int* spans = nullptr,
-                                 const unsigned* b_disorder = nullptr) {
+                                 const unsigned long long* b_disorder = nullptr) {
   return {terms, nullptr, nullptr, terms, spans, b_disorder};
 }
 inline RowSizes sizes_from_offsets(const int32_t* offsets, const int* terms) {

@@ -443,4 +443,11 @@ int lanes_for(long long rows, long long nnz);
 // cryg2500's 2500 rows 313 blocks, its analysis 13 -> 15 us (H200).
 int analysis_rows_per_warp(long long rows, long long nnz, const DeviceLimits& limits);
 
+// A run of rows whose entries average at least this many a row is counted
+// row by row, the warp striding over each; shorter ones 32 entries at a
+// time whatever row each is in (analysis.cu's run_terms). With the entries'
+// loads batched, banded:500000:16's 33 entries a row count faster 32 at a
+// time (analysis kernel 284 -> 261 us, H100); bcsstk33's 68 stay row by row.
+inline constexpr int kAnalysisRowwiseEntries = 64;
+
 }  // namespace spgemm::cuda

@@ -143,7 +143,7 @@ struct NumericArgs {
   Value* c_values;
   // analysis.cuh's TermCount::b_disorder (device memory), nullptr if B's
   // order was not examined: whole rows of B only where it reads 0
-  const unsigned* b_disorder;
+  const unsigned long long* b_disorder;
 
   // Whether B's rows were examined and found strictly increasing.
   __device__ __forceinline__ bool b_rows_sorted() const { return b_disorder && *b_disorder == 0; }

@@ -77,9 +77,10 @@ struct ColumnRange {
 // entries are issued before any of them is used, stage by stage (A's column,
 // B's offsets, B's end columns), so that a lane has N chains of dependent
 // loads in flight rather than one: 4 along a long row, 2 over a run of short
-// rows, whose chunks' scans take the registers (H100, analysis kernel:
-// rmat:16:16 239 -> 150 us, stencil27:64 137 -> 106, cryg2500 8.5 -> 8.0;
-// 4 over runs too cost wing 12 -> 15 us).
+// rows, whose chunks' scans take the registers (analysis kernel with the
+// changes below, H100, ncu: rmat:16:16 240 -> 147 us, longrows:20000 116 ->
+// 48, uniform:500000:8 137 -> 89, stencil27:64 136 -> 106, cryg2500 8.3 ->
+// 8.0; 4 over runs too cost wing 12.0 -> 14.9 us).
 constexpr int kRowBatch = 4;
 constexpr int kRunBatch = 2;
 
@@ -259,7 +260,8 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t positions = m.rows + 1 > m.nnz ? m.rows + 1 : m.nnz;
     // each thread's first defects (~position, 0: none) kept in registers and
     // reported once: with no stores in the loop, the unrolled positions'
-    // loads are in flight together
+    // loads are in flight together (banded:500000:16's cut among devices,
+    // checks and count, 244 -> 230 us, H100)
     unsigned long long least[kCsrDefects] = {};
 #pragma unroll 4
     for (int64_t p = thread; p < positions; p += stride)
@@ -279,7 +281,7 @@ __global__ void __launch_bounds__(kThreads)
     // those where a row begins (each such position once, however many empty
     // rows begin there): what is left is within rows. Position by position,
     // every thread on its own (a warp per row of B left most lanes idle on
-    // short rows: 25% of stencil27:64's analysis, H100).
+    // short rows).
     long long within = 0;
 #pragma unroll 4
     for (long long i = thread + 1; i < c.b_nnz; i += stride)

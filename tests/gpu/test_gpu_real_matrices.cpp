@@ -22,7 +22,9 @@ namespace {
 
 constexpr int64_t kOracleLimit = 100'000'000;
 
-std::vector<std::string> matrix_files() { return matrix_market_files(SPGEMM_MATRIX_DIR); }
+std::vector<std::string> matrix_files() {
+  return matrix_market_files(matrix_dir(SPGEMM_MATRIX_DIR));
+}
 
 }  // namespace
 
@@ -59,6 +61,7 @@ TEST_CASE("GPU SpGEMM on the real matrices", "[gpu][real]") {
 
 int main(int argc, char** argv) {
   const char* reason = gpu_skip_reason();
-  if (!reason && matrix_files().empty()) reason = "no Matrix Market files under SPGEMM_MATRIX_DIR";
+  const std::string none = "no Matrix Market files under " + matrix_dir(SPGEMM_MATRIX_DIR);
+  if (!reason && matrix_files().empty()) reason = none.c_str();
   return run_catch_session(argc, argv, reason);
 }

@@ -30,7 +30,9 @@ namespace {
 // landmark (545M products) would take minutes in the serial oracle.
 constexpr int64_t kMaxProducts = 60'000'000;
 
-std::vector<std::string> matrix_files() { return matrix_market_files(SPGEMM_MATRIX_DIR); }
+std::vector<std::string> matrix_files() {
+  return matrix_market_files(matrix_dir(SPGEMM_MATRIX_DIR));
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -67,9 +69,10 @@ TEST_CASE("host backend on the real matrices", "[host][real]") {
 int main(int argc, char** argv) {
   std::string reason;
   std::error_code ec;
-  if (!fs::is_directory(SPGEMM_MATRIX_DIR, ec))
-    reason = std::string("matrix directory ") + SPGEMM_MATRIX_DIR + " does not exist";
+  const std::string dir = matrix_dir(SPGEMM_MATRIX_DIR);
+  if (!fs::is_directory(dir, ec))
+    reason = "matrix directory " + dir + " does not exist";
   else if (matrix_files().empty())
-    reason = std::string("no *.mtx.gz under ") + SPGEMM_MATRIX_DIR;
+    reason = "no *.mtx.gz under " + dir;
   return run_catch_session(argc, argv, reason.empty() ? nullptr : reason.c_str());
 }

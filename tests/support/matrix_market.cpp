@@ -353,6 +353,11 @@ void write_matrix_market(const std::string& path, const HostCsr<double>& a) {
     throw std::runtime_error(path + ": write failed");
 }
 
+std::string matrix_dir(const char* configured) {
+  const char* set = std::getenv("SPGEMM_MATRIX_DIR");
+  return set && *set ? set : configured;
+}
+
 std::vector<std::string> matrix_market_files(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;

@@ -25,4 +25,9 @@ void write_matrix_market(const std::string& path, const HostCsr<double>& a);
 // does not exist; std::runtime_error when it cannot be listed.
 std::vector<std::string> matrix_market_files(const std::string& dir);
 
+// The folder of the real matrices: the environment's SPGEMM_MATRIX_DIR where
+// set and not empty (binaries run on another machine than they were built
+// on), else `configured`, the build's (tests/CMakeLists.txt).
+std::string matrix_dir(const char* configured);
+
 }  // namespace spgemm_test

@@ -26,7 +26,8 @@
 #
 # Usage: tests/sanitize.sh BUILD_DIR [LOG_DIR]     (LOG_DIR: BUILD_DIR/sanitize)
 # Environment: COMPUTE_SANITIZER (the binary), SANITIZE_TIMEOUT (seconds per
-# run, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck"; default all four).
+# run, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck"; default all four),
+# SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default every binary below).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
@@ -122,6 +123,7 @@ skipped=0
 for run in "${runs[@]}"; do
   IFS='|' read -r tool binary filter envs <<<"$run"
   case " $tools " in *" $tool "*) ;; *) continue ;; esac
+  case " ${SANITIZE_BINARIES:-$binary} " in *" $binary "*) ;; *) continue ;; esac
   log="$log_dir/$tool-$binary.log"
   started=$SECONDS
   if [ ! -x "$bin_dir/$binary" ]; then

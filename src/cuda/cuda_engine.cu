@@ -59,8 +59,7 @@ struct Summary {
   long long nnz;
   ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
-  unsigned long long b_disorder;  // where examined: nonzero if a row of B has columns that do
-                                 // not strictly increase
+  unsigned long long b_disorder;  // examined: nonzero where a row of B repeats or lowers a column
   int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)

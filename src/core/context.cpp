@@ -113,7 +113,8 @@ void Context::bind(int device) {
 Context::~Context() {
   if (!has_device()) return;
   DeviceGuard guard(*this);
-  if (pinned_) cudaFreeHost(pinned_);
+  if (pinned_.at) cudaFreeHost(pinned_.at);
+  if (stash_.at) cudaFreeHost(stash_.at);
   if (post_) cudaFreeHost(post_);
   for (int i = 0; i < kSideStreams; ++i) {
     if (side_[i]) cudaStreamDestroy(side_[i]);  // returns at once; queued work still runs
@@ -253,16 +254,19 @@ void Context::release(const WorkspaceBlock& block) noexcept {
   used_ -= block.bytes;
 }
 
-void* Context::pinned_scratch(size_t bytes) {
-  if (bytes > pinned_bytes_) {
-    if (pinned_) SPGEMM_CUDA_CHECK(cudaFreeHost(pinned_));
-    pinned_ = nullptr;
-    pinned_bytes_ = 0;
-    SPGEMM_CUDA_CHECK(cudaMallocHost(&pinned_, bytes));
-    pinned_bytes_ = bytes;
+void* Context::grow(PinnedHost& buffer, size_t bytes) {
+  if (bytes > buffer.bytes) {
+    if (buffer.at) SPGEMM_CUDA_CHECK(cudaFreeHost(buffer.at));
+    buffer = {};
+    SPGEMM_CUDA_CHECK(cudaMallocHost(&buffer.at, bytes));
+    buffer.bytes = bytes;
   }
-  return pinned_;
+  return buffer.at;
 }
+
+void* Context::pinned_scratch(size_t bytes) { return grow(pinned_, bytes); }
+
+void* Context::pinned_stash(size_t bytes) { return grow(stash_, bytes); }
 
 void Context::read_back(void* host, const void* device, size_t bytes) {
   void* pinned = pinned_scratch(bytes);

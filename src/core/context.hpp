@@ -154,6 +154,11 @@ class Context {
     return value;
   }
 
+  // `bytes` of pinned host memory the context keeps (apart from
+  // read_back's), for copies enqueued on a stream and read once a later
+  // synchronization has passed them: a readback without one of its own.
+  void* pinned_stash(size_t bytes);
+
   // A readback without a copy or a synchronization, for results a kernel
   // posts itself (cuda/post.cuh): `bytes` of pinned host memory the device
   // writes through, then the ticket, a fresh one per box.
@@ -247,8 +252,12 @@ class Context {
   bool input_checks_ = true;
   bool verify_structure_ = false;
   bool deterministic_ = true;
-  void* pinned_ = nullptr;
-  size_t pinned_bytes_ = 0;
+  struct PinnedHost {  // grown as asked, freed with the context
+    void* at = nullptr;
+    size_t bytes = 0;
+  };
+  static void* grow(PinnedHost& buffer, size_t bytes);
+  PinnedHost pinned_, stash_;
   void* post_ = nullptr;  // mapped pinned memory: a box's data, then its ticket
   void* post_device_ = nullptr;  // post_ as the device addresses it
   size_t post_bytes_ = 0;

@@ -2,6 +2,16 @@
 
 namespace spgemm {
 
+template <class Ready>
+void Crew::spin_until(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kCrewSpin;
+  while (std::chrono::steady_clock::now() < until)
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return;
+      std::this_thread::yield();
+    }
+}
+
 Crew::~Crew() {
   {
     const std::lock_guard<std::mutex> lock(m_);
@@ -23,8 +33,8 @@ void Crew::run(int n, const std::function<void(int)>& body) {
     body_ = &body;
     errors_.assign(static_cast<size_t>(n), nullptr);
     n_ = n;
-    running_ = n - 1;
-    ++round_;
+    running_.store(n - 1);
+    round_.fetch_add(1);
   }
   go_.notify_all();
   try {
@@ -32,8 +42,9 @@ void Crew::run(int n, const std::function<void(int)>& body) {
   } catch (...) {
     errors_[0] = std::current_exception();
   }
+  spin_until([&] { return running_.load() == 0; });
   std::unique_lock<std::mutex> lock(m_);
-  done_.wait(lock, [&] { return running_ == 0; });
+  done_.wait(lock, [&] { return running_.load() == 0; });
   body_ = nullptr;
   for (const std::exception_ptr& e : errors_)
     if (e) std::rethrow_exception(e);
@@ -43,9 +54,15 @@ void Crew::serve(int index) {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
-    go_.wait(lock, [&] { return stop_ || round_ != seen; });
+    const auto called = [&] { return stop_.load() || round_.load() != seen; };
+    if (!called()) {
+      lock.unlock();
+      spin_until(called);
+      lock.lock();
+    }
+    go_.wait(lock, called);
     if (stop_) return;
-    seen = round_;
+    seen = round_.load();
     if (index >= n_) continue;  // not needed this round
     const std::function<void(int)>* body = body_;
     lock.unlock();
@@ -57,7 +74,7 @@ void Crew::serve(int index) {
     }
     lock.lock();
     errors_[static_cast<size_t>(index)] = error;
-    if (--running_ == 0) done_.notify_one();
+    if (running_.fetch_sub(1) == 1) done_.notify_one();
   }
 }
 

@@ -1,9 +1,15 @@
 // Host threads kept for running a few bodies at once (the parts of a split
 // product: src/multi/): starting a thread costs tens of microseconds, more
 // than a part's whole analysis of a small product, so a handle keeps its
-// threads from one call to the next.
+// threads from one call to the next. Waking a sleeping thread costs tens of
+// microseconds too on the lent machines (a condition variable's notify to
+// the thread running: 10-50 us, two H200s), and a split product's phases
+// wake the crew three times, so a thread that has just finished a body (or
+// the caller waiting for the others) polls for kCrewSpin before it sleeps.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -13,6 +19,12 @@
 #include <vector>
 
 namespace spgemm {
+
+// How long a crew thread polls for the next call, and the caller for the
+// others' ends, before sleeping: longer than the host's work between one
+// phase of a split product and the next (20-50 us, spgemm-split-bench), far
+// shorter than a numeric phase that the caller synchronizes with.
+inline constexpr std::chrono::microseconds kCrewSpin{500};
 
 class Crew {
  public:
@@ -29,6 +41,9 @@ class Crew {
 
  private:
   void serve(int index);
+  // Polls (yielding) until `ready` or kCrewSpin has passed.
+  template <class Ready>
+  static void spin_until(Ready ready);
 
   std::mutex turn_;  // one run at a time
   std::mutex m_;
@@ -36,9 +51,11 @@ class Crew {
   std::vector<std::thread> threads_;  // threads_[i - 1] runs body(i)
   const std::function<void(int)>* body_ = nullptr;
   std::vector<std::exception_ptr> errors_;
-  uint64_t round_ = 0;  // bumped by every run
-  int n_ = 0, running_ = 0;
-  bool stop_ = false;
+  // changed under m_; atomic so that spin_until may read them without it
+  std::atomic<uint64_t> round_{0};  // bumped by every run
+  std::atomic<int> running_{0};
+  std::atomic<bool> stop_{false};
+  int n_ = 0;
 };
 
 }  // namespace spgemm

@@ -196,10 +196,14 @@ class CudaEngine final : public Engine {
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
     // brings the gate and the checks' verdict back. Other C with few rows
-    // read their statistics back here, with the checks' verdict.
-    const Speculative speculative = speculative_bin(in);
+    // read their statistics back here, with the checks' verdict, unless
+    // their products are known to be too many for the small-product mode
+    // (a part of a split product: 20-25 us of each part's analysis of
+    // landmark on two H200s).
+    const bool small_ruled_out = in.products > kSmallMaxProducts;
+    const Speculative speculative = small_ruled_out ? Speculative{} : speculative_bin(in);
     const int bin = speculative.bin;
-    const bool few_rows = rows <= kSmallMaxRows;
+    const bool few_rows = rows <= kSmallMaxRows && !small_ruled_out;
     TermCount terms{&in, buffers_.terms, few_rows ? &summary->products : nullptr};
     terms.gate_max_row = speculative.gate_max_row;
     b_order_examined_ = whole_b_rows_may_pay(*in.B);

@@ -70,7 +70,7 @@ class PartitionedEngine final : public Engine {
     std::vector<Context*> contexts;  // nullptr: the host
     for (const auto& part : settings_.parts) contexts.push_back(part.get());
     const int n = static_cast<int>(contexts.size());
-    std::vector<Prints> replica_prints(static_cast<size_t>(n));
+    std::vector<Taken> replica_prints(static_cast<size_t>(n));
     Prints home_prints;
     std::promise<void> cut_made;
     const std::shared_future<void> cut_known = cut_made.get_future().share();
@@ -228,6 +228,10 @@ class PartitionedEngine final : public Engine {
 
   // Fingerprints of A's, B's and D's structures (none: not taken).
   using Prints = std::array<std::optional<uint64_t>, 3>;
+  // Which of them a part took of its replicas: their values reach its
+  // context's pinned stash with its stream.
+  using Taken = std::array<bool, 3>;
+  static constexpr size_t kPrintsBytes = 3 * sizeof(unsigned long long);
 
   // The cut of op(A)'s rows into parts_ (none: the product runs whole on
   // home_, analyzed here), the input checks with it; with them, where the
@@ -247,19 +251,27 @@ class PartitionedEngine final : public Engine {
             operands[i]->replica_on(on->device()))
           replicated[i] = operands[i];
     const bool fingerprinted = replicated[0] || replicated[1] || replicated[2];
+    // the fingerprints reach the host with the cut's readback (one
+    // synchronization less: 10-12 us of the split's analysis on two H200s)
     DeviceBuffer<unsigned long long> sums(ctx_, fingerprinted ? 3 : 0);
-    if (fingerprinted) cuda::launch_fingerprints<Offset, Col>(ctx_, replicated, 3, sums.get());
+    auto* taken = static_cast<unsigned long long*>(fingerprinted ? ctx_.pinned_stash(kPrintsBytes)
+                                                                 : nullptr);
+    if (fingerprinted) {
+      cuda::launch_fingerprints<Offset, Col>(ctx_, replicated, 3, sums.get());
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(taken, sums.get(), kPrintsBytes, cudaMemcpyDeviceToHost,
+                                        ctx_.stream()));
+    }
     cuda::RowSplit cut;
     if (!alone)  // the input checks with the count, before any part reads the operands
       cut = cuda::split_rows<Offset, Col>(
-          ctx_, in, checks, count, any_remote(contexts), ctx_.throughput().split_total,
+          ctx_, in, checks, count, names_b_rows(in, contexts), ctx_.throughput().split_total,
           [&](long long total) {
             return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
           });
     if (!alone) ctx_.throughput().split_total = cut.total;
+    // (the stream has drained where split_rows read back: nothing to wait for)
+    if (fingerprinted) SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
     Prints prints;
-    unsigned long long taken[3];
-    if (fingerprinted) ctx_.read_back(taken, sums.get(), sizeof(taken));
     for (int i = 0; i < 3; ++i)
       if (replicated[i]) prints[static_cast<size_t>(i)] = taken[i];
     total_ = alone ? -1 : cut.total;
@@ -293,10 +305,13 @@ class PartitionedEngine final : public Engine {
   }
 
   // With the input checks on, the fingerprints of the replicas of A, B and D
-  // on `on`'s device, where it is a GPU other than the handle's.
-  Prints fingerprint_replicas(const Operands& in, Context* on) {
-    Prints prints;
-    if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return prints;
+  // on `on`'s device, where it is a GPU other than the handle's: enqueued on
+  // its stream, copied into its pinned stash (analyze_part reads them), no
+  // synchronization (whose wait at times kept the part's thread busy past
+  // the cut: by up to ~100 us in analyses of landmark on two H200s).
+  Taken fingerprint_replicas(const Operands& in, Context* on) {
+    Taken taken{};
+    if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return taken;
     const PartScope scope(ctx_, *on);
     entry_.wait_on(on->stream());  // replicas as the caller's stream leaves them, as parts read them
     const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
@@ -306,14 +321,13 @@ class PartitionedEngine final : public Engine {
       if (operands[i]) views[i] = multi::replica_view(*operands[i], on->device());
       if (views[i]) replicas[i] = &*views[i];
     }
-    if (!replicas[0] && !replicas[1] && !replicas[2]) return prints;
+    if (!replicas[0] && !replicas[1] && !replicas[2]) return taken;
     DeviceBuffer<unsigned long long> sums(*on, 3);
     cuda::launch_fingerprints<Offset, Col>(*on, replicas, 3, sums.get());
-    unsigned long long taken[3];
-    on->read_back(taken, sums.get(), sizeof(taken));
-    for (int i = 0; i < 3; ++i)
-      if (replicas[i]) prints[static_cast<size_t>(i)] = taken[i];
-    return prints;
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(on->pinned_stash(kPrintsBytes), sums.get(), kPrintsBytes,
+                                      cudaMemcpyDeviceToHost, on->stream()));
+    for (int i = 0; i < 3; ++i) taken[static_cast<size_t>(i)] = replicas[i] != nullptr;
+    return taken;
   }
 
   // Part p's analysis (its device current on the calling thread): where it
@@ -322,7 +336,7 @@ class PartitionedEngine final : public Engine {
   // its engine's analysis enqueued. (A product that runs whole has one part,
   // on the handle's device, whatever the list entry's replicas.)
   void analyze_part(int p, const Operands& in, const Prints& home_prints,
-                    const Prints& replica_prints) {
+                    const Taken& replica_prints) {
     if (!parts_[static_cast<size_t>(p)]) {
       if (host_->rows == 0) return;
       const Context::DeviceGuard guard(ctx_);  // its copies run on the operands' device
@@ -333,12 +347,19 @@ class PartitionedEngine final : public Engine {
     }
     PartT& part = *parts_[static_cast<size_t>(p)];
     if (part.rows == 0) return;
-    for (int i = 0; i < 3 && part.remote; ++i)
-      if (replica_prints[static_cast<size_t>(i)] &&
-          replica_prints[static_cast<size_t>(i)] != home_prints[static_cast<size_t>(i)])
-        fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
-                                              std::to_string(part.ctx->device()) +
-                                              " differs from it in structure");
+    const bool printed = std::find(replica_prints.begin(), replica_prints.end(), true) !=
+                         replica_prints.end();
+    if (part.remote && printed) {  // the replicas' fingerprints, once their copy is done
+      SPGEMM_CUDA_CHECK(cudaStreamSynchronize(part.stream()));
+      const auto* taken =
+          static_cast<const unsigned long long*>(part.ctx->pinned_stash(kPrintsBytes));
+      for (int i = 0; i < 3; ++i)
+        if (replica_prints[static_cast<size_t>(i)] &&
+            home_prints[static_cast<size_t>(i)] != taken[i])
+          fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
+                                                std::to_string(part.ctx->device()) +
+                                                " differs from it in structure");
+    }
     const PartScope scope(ctx_, *part.ctx);
     ready_.wait_on(part.stream());
     part.place_structures(in);
@@ -346,10 +367,16 @@ class PartitionedEngine final : public Engine {
     part.engine->analyze(part.operands(), nullptr, 0);
   }
 
-  // Whether a GPU part is on another device than the handle's.
-  bool any_remote(const std::vector<Context*>& contexts) const {
-    return std::any_of(contexts.begin(), contexts.end(),
-                       [&](const Context* on) { return on && on->device() != ctx_.device(); });
+  // Whether a GPU part on another device than the handle's reads neither A
+  // nor B from a replica there, and so copies only the rows of B that its
+  // entries of A name (row_blocks.hpp), which the cut then finds
+  // (split_rows's spans: a pass over A's columns, skipped where replicas
+  // make it moot).
+  bool names_b_rows(const Operands& in, const std::vector<Context*>& contexts) const {
+    return std::any_of(contexts.begin(), contexts.end(), [&](const Context* on) {
+      return on && on->device() != ctx_.device() && !in.A->replica_on(on->device()) &&
+             !in.B->replica_on(on->device());
+    });
   }
 
   // Whether the GPU parts are one, on the handle's device.

@@ -140,7 +140,7 @@ struct Part : RowRange {
     for (auto* b : {&a_values, &b_values, &d_values, &c_values}) b->reset();
   }
 
-  Operands operands() const { return {&A, &B, has_d ? &D : nullptr}; }
+  Operands operands() const { return {&A, &B, has_d ? &D : nullptr, products}; }
   cudaStream_t stream() const { return ctx->stream(); }
 
   // The operands' structures as the part reads them, and its row offsets of

@@ -22,6 +22,9 @@ struct Operands {
   const MatrixDesc* A;
   const MatrixDesc* B;
   const MatrixDesc* D;  // nullptr: no addend
+  // The number of products where known before analyze (a part of a split
+  // product: its cut counted them); -1: not known.
+  int64_t products = -1;
 };
 
 // One row block of a product split among devices or computed in chunks

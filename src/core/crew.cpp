@@ -26,13 +26,12 @@ void Crew::run(int n, const std::function<void(int)>& body) {
   const std::lock_guard<std::mutex> turn(turn_);
   {
     std::unique_lock<std::mutex> lock(m_);
-    while (static_cast<int>(threads_.size()) < n - 1) {
-      const int index = static_cast<int>(threads_.size()) + 1;
-      threads_.emplace_back([this, index] { serve(index); });  // (throws: nothing started)
-    }
+    while (static_cast<int>(threads_.size()) < n - 1)
+      threads_.emplace_back([this] { serve(); });  // (throws: nothing started)
     body_ = &body;
     errors_.assign(static_cast<size_t>(n), nullptr);
     n_ = n;
+    next_ = 1;
     running_.store(n - 1);
     round_.fetch_add(1);
   }
@@ -42,15 +41,36 @@ void Crew::run(int n, const std::function<void(int)>& body) {
   } catch (...) {
     errors_[0] = std::current_exception();
   }
-  spin_until([&] { return running_.load() == 0; });
   std::unique_lock<std::mutex> lock(m_);
+  take(lock);  // the bodies no crew thread has taken yet
+  lock.unlock();
+  spin_until([&] { return running_.load() == 0; });
+  lock.lock();
   done_.wait(lock, [&] { return running_.load() == 0; });
   body_ = nullptr;
   for (const std::exception_ptr& e : errors_)
     if (e) std::rethrow_exception(e);
 }
 
-void Crew::serve(int index) {
+void Crew::take(std::unique_lock<std::mutex>& lock) {
+  // (the round cannot end while m_ is held: run waits for running_ under it)
+  while (next_ < n_) {
+    const int index = next_++;
+    const std::function<void(int)>* body = body_;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      (*body)(index);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    errors_[static_cast<size_t>(index)] = error;
+    if (running_.fetch_sub(1) == 1) done_.notify_one();
+  }
+}
+
+void Crew::serve() {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
@@ -63,18 +83,7 @@ void Crew::serve(int index) {
     go_.wait(lock, called);
     if (stop_) return;
     seen = round_.load();
-    if (index >= n_) continue;  // not needed this round
-    const std::function<void(int)>* body = body_;
-    lock.unlock();
-    std::exception_ptr error;
-    try {
-      (*body)(index);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    errors_[static_cast<size_t>(index)] = error;
-    if (running_.fetch_sub(1) == 1) done_.notify_one();
+    take(lock);
   }
 }
 

@@ -34,13 +34,18 @@ class Crew {
   Crew& operator=(const Crew&) = delete;
 
   // Runs body(i) for every i in [0, n) at once, i = 0 on the caller's thread
-  // and the others on the crew's (started as needed); returns once all have
-  // ended, rethrowing the first failure. Calls from several threads take
-  // turns.
+  // and the others on the crew's (started as needed), each taking the next
+  // body not yet taken; a body still untaken once the caller has run body(0)
+  // the caller runs itself (a crew thread can take 150-200 us to wake: a
+  // split product's analysis on two H200s). Returns once all have ended,
+  // rethrowing the first failure. Calls from several threads take turns.
   void run(int n, const std::function<void(int)>& body);
 
  private:
-  void serve(int index);
+  void serve();
+  // Runs the round's untaken bodies one after the other (m_ held on entry
+  // and on return).
+  void take(std::unique_lock<std::mutex>& lock);
   // Polls (yielding) until `ready` or kCrewSpin has passed.
   template <class Ready>
   static void spin_until(Ready ready);
@@ -48,14 +53,14 @@ class Crew {
   std::mutex turn_;  // one run at a time
   std::mutex m_;
   std::condition_variable go_, done_;
-  std::vector<std::thread> threads_;  // threads_[i - 1] runs body(i)
+  std::vector<std::thread> threads_;  // n - 1 of them for a run of n bodies
   const std::function<void(int)>* body_ = nullptr;
   std::vector<std::exception_ptr> errors_;
   // changed under m_; atomic so that spin_until may read them without it
   std::atomic<uint64_t> round_{0};  // bumped by every run
   std::atomic<int> running_{0};
   std::atomic<bool> stop_{false};
-  int n_ = 0;
+  int n_ = 0, next_ = 0;  // the round's bodies, the next one not taken
 };
 
 }  // namespace spgemm

@@ -1,7 +1,7 @@
 // The crew of host threads that runs a split product's parts at once
 // (src/core/crew.hpp): every body runs once per call, all at once (each
 // waits for the others to start), on threads kept from one call to the
-// next; a failure comes back to the caller after all have ended; calls from
+// next, or on the caller's where no crew thread has taken it yet; a failure comes back to the caller after all have ended; calls from
 // several threads take turns.
 #include "core/crew.hpp"
 
@@ -51,12 +51,16 @@ TEST_CASE("a crew runs every body once, all at once, again and again") {
 TEST_CASE("a crew keeps its threads between calls") {
   Crew crew;
   std::thread::id first{}, second{};
-  crew.run(2, [&](int i) {
-    if (i == 1) first = std::this_thread::get_id();
-  });
-  crew.run(2, [&](int i) {
-    if (i == 1) second = std::this_thread::get_id();
-  });
+  // body(0) waits for body(1), which a crew thread must then have taken
+  auto on_crew = [&](std::thread::id& id) {
+    std::atomic<int> arrived{0};
+    crew.run(2, [&](int i) {
+      if (i == 1) id = std::this_thread::get_id();
+      all_arrive(arrived, 2);
+    });
+  };
+  on_crew(first);
+  on_crew(second);
   CHECK(first == second);
   CHECK(first != std::this_thread::get_id());
 }
@@ -96,4 +100,28 @@ TEST_CASE("calls on one crew from several threads take turns") {
   b.join();
   CHECK(runs.load() == 2 * 50 * 3);
   CHECK(most.load() <= 3);  // never two calls' bodies at once
+}
+
+// A body that no crew thread has taken by the time the caller has run
+// body(0) runs on the caller's thread; either way each runs once per call,
+// and a failure reaches the caller from whichever thread ran it.
+TEST_CASE("a crew's bodies run once each, on whichever thread takes them first") {
+  Crew crew;
+  crew.run(3, [](int) {});  // the threads started
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::atomic<int>> runs(4);
+    // the crew's threads asleep in some rounds, polling in others
+    if (round % 2) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    crew.run(4, [&](int i) { ++runs[static_cast<size_t>(i)]; });
+    for (auto& r : runs) REQUIRE(r.load() == 1);
+  }
+  std::atomic<int> ended{0};
+  for (int round = 0; round < 20; ++round)
+    CHECK_THROWS_WITH(crew.run(3,
+                               [&](int i) {
+                                 ++ended;
+                                 if (i == 2) throw std::runtime_error("part 2 failed");
+                               }),
+                      "part 2 failed");
+  CHECK(ended.load() == 20 * 3);
 }

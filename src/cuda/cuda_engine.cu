@@ -203,8 +203,8 @@ class CudaEngine final : public Engine {
     const bool small_ruled_out = in.products > kSmallMaxProducts;
     const Speculative speculative = small_ruled_out ? Speculative{} : speculative_bin(in);
     const int bin = speculative.bin;
-    const bool few_rows = rows <= kSmallMaxRows && !small_ruled_out;
-    TermCount terms{&in, buffers_.terms, few_rows ? &summary->products : nullptr};
+    const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
+    TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
     terms.gate_max_row = speculative.gate_max_row;
     b_order_examined_ = whole_b_rows_may_pay(*in.B);
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
@@ -230,13 +230,13 @@ class CudaEngine final : public Engine {
     // counts too: the symbolic phase launches only bins with rows, with
     // exact grids (a product found small after all wasted the binning).
     bin_symbolic(rows);
-    if (count == 0 && !few_rows) {
+    if (count == 0 && !stats_read) {
       schedule_binned(nullptr);
       return;
     }
     const Summary host = ctx_.read_back(summary);
     report_csr_defects<Offset, Col>(checks, count, host.checks);
-    if (few_rows && schedule_small(rows, host.products)) return;
+    if (stats_read && schedule_small(rows, host.products)) return;
     symbolic_counts_ = host.symbolic;
     schedule_binned(&symbolic_counts_);
   }

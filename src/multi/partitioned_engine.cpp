@@ -253,14 +253,8 @@ class PartitionedEngine final : public Engine {
     const bool fingerprinted = replicated[0] || replicated[1] || replicated[2];
     // the fingerprints reach the host with the cut's readback (one
     // synchronization less: 10-12 us of the split's analysis on two H200s)
-    DeviceBuffer<unsigned long long> sums(ctx_, fingerprinted ? 3 : 0);
-    auto* taken = static_cast<unsigned long long*>(fingerprinted ? ctx_.pinned_stash(kPrintsBytes)
-                                                                 : nullptr);
-    if (fingerprinted) {
-      cuda::launch_fingerprints<Offset, Col>(ctx_, replicated, 3, sums.get());
-      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(taken, sums.get(), kPrintsBytes, cudaMemcpyDeviceToHost,
-                                        ctx_.stream()));
-    }
+    const unsigned long long* taken =
+        fingerprinted ? stash_fingerprints(ctx_, replicated) : nullptr;
     cuda::RowSplit cut;
     if (!alone)  // the input checks with the count, before any part reads the operands
       cut = cuda::split_rows<Offset, Col>(
@@ -322,12 +316,21 @@ class PartitionedEngine final : public Engine {
       if (views[i]) replicas[i] = &*views[i];
     }
     if (!replicas[0] && !replicas[1] && !replicas[2]) return taken;
-    DeviceBuffer<unsigned long long> sums(*on, 3);
-    cuda::launch_fingerprints<Offset, Col>(*on, replicas, 3, sums.get());
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(on->pinned_stash(kPrintsBytes), sums.get(), kPrintsBytes,
-                                      cudaMemcpyDeviceToHost, on->stream()));
+    stash_fingerprints(*on, replicas);
     for (int i = 0; i < 3; ++i) taken[static_cast<size_t>(i)] = replicas[i] != nullptr;
     return taken;
+  }
+
+  // The fingerprints of m[0], m[1], m[2] (null: 0) taken on `on`'s stream and
+  // copied into its pinned stash there, without a synchronization: readable
+  // once a later one has passed the copy.
+  static const unsigned long long* stash_fingerprints(Context& on, const MatrixDesc* const* m) {
+    DeviceBuffer<unsigned long long> sums(on, 3);  // (freed in stream order, after the copy)
+    cuda::launch_fingerprints<Offset, Col>(on, m, 3, sums.get());
+    void* stash = on.pinned_stash(kPrintsBytes);
+    SPGEMM_CUDA_CHECK(
+        cudaMemcpyAsync(stash, sums.get(), kPrintsBytes, cudaMemcpyDeviceToHost, on.stream()));
+    return static_cast<const unsigned long long*>(stash);
   }
 
   // Part p's analysis (its device current on the calling thread): where it

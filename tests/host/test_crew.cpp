@@ -1,8 +1,9 @@
 // The crew of host threads that runs a split product's parts at once
 // (src/core/crew.hpp): every body runs once per call, all at once (each
 // waits for the others to start), on threads kept from one call to the
-// next, or on the caller's where no crew thread has taken it yet; a failure comes back to the caller after all have ended; calls from
-// several threads take turns.
+// next, or on the caller's where no crew thread has taken it yet; a failure
+// comes back to the caller after all have ended; calls from several threads
+// take turns.
 #include "core/crew.hpp"
 
 #include <catch2/catch.hpp>

@@ -127,6 +127,11 @@ Context::~Context() {
   if (pool_) cudaMemPoolDestroy(pool_);
 }
 
+bool Context::workspace_reachable_from(int device) const {
+  return device == device_ ||
+         (pool_ && !arena_ && !allocator_.alloc && can_access_peer(device, device_));
+}
+
 void Context::share_pool_with(int device) {
   if (!pool_ || !can_access_peer(device, device_)) return;
   cudaMemAccessDesc access{};
@@ -166,9 +171,11 @@ void Context::set_devices(const int* devices, int count) {
     enable_peer_access(devices[i], device_);
   }
   // a part's row blocks (spgemmSetOutputDistributed) readable from the
-  // handle's device and the other parts'
+  // handle's device and the other parts', and the handle's workspace (the
+  // cut's counts) from the parts'
   for (const auto& part : parts) {
     if (!part) continue;
+    share_pool_with(part->device());
     part->share_pool_with(device_);
     for (int i = 0; i < count; ++i)
       if (devices[i] != SPGEMM_HOST_DEVICE) part->share_pool_with(devices[i]);

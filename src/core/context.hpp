@@ -125,6 +125,10 @@ class Context {
   WorkspaceBlock allocate(size_t bytes);
   void release(const WorkspaceBlock& block) noexcept;
   void set_allocator(const DeviceAllocator& allocator) { allocator_ = allocator; }
+  // Whether kernels on `device` may write the workspace allocate() gives
+  // now: it comes from this context's pool (no arena, no caller's
+  // allocator), which set_devices shares with the devices of its parts.
+  bool workspace_reachable_from(int device) const;
   // Bytes of workspace held now (arena blocks included), and the most held
   // at once since creation or the last reset_peak().
   size_t used_bytes() const { return used_; }

@@ -204,14 +204,17 @@ class CudaEngine final : public Engine {
     const Speculative speculative = small_ruled_out ? Speculative{} : speculative_bin(in);
     const int bin = speculative.bin;
     const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
+    // counts made before (a split product's cut) are taken as they are
+    // where there is nothing else to find: no checks, no statistics
+    const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
     TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
     terms.gate_max_row = speculative.gate_max_row;
-    b_order_examined_ = whole_b_rows_may_pay(*in.B);
+    b_order_examined_ = counted ? counted->b_examined : b_order_worth_examining(*in.B);
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     // spans bound the binned symbolic phase's tables (a speculative small
     // product is not binned), where C has rows enough for warps to fill
     // the device (configs/bins.hpp's kSpanMinRowsPerSM)
-    spans_counted_ = b_order_examined_ && bin < 0 &&
+    spans_counted_ = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
                      static_cast<long long>(rows) >
                          static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
     if (spans_counted_) terms.spans = buffers_.spans;
@@ -220,7 +223,10 @@ class CudaEngine final : public Engine {
       terms.rows_beyond = &summary->rows_beyond;
       terms.beyond_terms = mask_cap_.beyond;
     }
-    launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
+    if (counted)
+      take_counts(*counted, rows, terms);
+    else
+      launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
@@ -380,6 +386,26 @@ class CudaEngine final : public Engine {
     return {};
   }
 
+  // What launch_analysis would write for `terms` (no statistics, no gate),
+  // from the counts of the same rows made before: copied (from whichever
+  // device holds them), B's disorder set where it was found, the rows
+  // beyond the mask cap counted. (A split product's part, whose cut counted
+  // all rows: the stencil's parts' analysis kernels took 55 us each on two
+  // H200s.)
+  void take_counts(const CountedRows& counted, int rows, const TermCount& terms) {
+    const cudaStream_t stream = ctx_.stream();
+    const size_t bytes = sizeof(int) * static_cast<size_t>(rows);
+    SPGEMM_CUDA_CHECK(
+        cudaMemcpyAsync(terms.sizes, counted.terms, bytes, cudaMemcpyDefault, stream));
+    if (terms.spans)
+      SPGEMM_CUDA_CHECK(
+          cudaMemcpyAsync(terms.spans, counted.spans, bytes, cudaMemcpyDefault, stream));
+    if (terms.b_disorder && counted.b_disordered)  // (zeroed with the summary: now 1)
+      SPGEMM_CUDA_CHECK(cudaMemsetAsync(terms.b_disorder, 1, 1, stream));
+    if (terms.rows_beyond)
+      launch_count_beyond(ctx_, terms.sizes, rows, terms.beyond_terms, terms.rows_beyond);
+  }
+
   // The rows binned for the symbolic phase by their terms (which the
   // analysis counted), or by their columns' range where that is narrower,
   // within the mask cap.
@@ -440,13 +466,6 @@ class CudaEngine final : public Engine {
       if (small_bin(numeric_layout_, rows, fuller) >= 0) chosen.gate_max_row = fuller;
     }
     return chosen;
-  }
-
-  // Whether the deterministic numeric phase may take rows of B whole
-  // (kernels/ordered_loop.cuh): only if B's rows are long enough on average
-  // (configs/bins.hpp's kWholeRowsMinBAverage) is their order examined.
-  static bool whole_b_rows_may_pay(const MatrixDesc& B) {
-    return B.rows > 0 && B.nnz >= static_cast<int64_t>(kWholeRowsMinBAverage) * B.rows;
   }
 
   // The hash bin that takes all `rows` rows of a small product whose longest
@@ -522,7 +541,7 @@ class CudaEngine final : public Engine {
   BinLayout symbolic_layout_;
   BinLayout numeric_layout_;
   int lanes_ = 1;
-  bool b_order_examined_ = false;  // by analyze (whole_b_rows_may_pay)
+  bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
   bool spans_counted_ = false;     // by analyze (TermCount::spans)
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   AnalysisBuffers buffers_;

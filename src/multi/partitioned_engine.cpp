@@ -93,6 +93,7 @@ class PartitionedEngine final : public Engine {
       if (p < static_cast<int>(parts_.size()))
         analyze_part(p, in, home_prints, replica_prints[static_cast<size_t>(p)]);
     });
+    release_counts();
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
@@ -256,12 +257,15 @@ class PartitionedEngine final : public Engine {
     const unsigned long long* taken =
         fingerprinted ? stash_fingerprints(ctx_, replicated) : nullptr;
     cuda::RowSplit cut;
-    if (!alone)  // the input checks with the count, before any part reads the operands
+    if (!alone) {  // the input checks with the count, before any part reads the operands
+      const RowCounters counters = row_counters(in, contexts);
       cut = cuda::split_rows<Offset, Col>(
           ctx_, in, checks, count, names_b_rows(in, contexts), ctx_.throughput().split_total,
           [&](long long total) {
             return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
-          });
+          },
+          &counts_, counters.list);
+    }
     if (!alone) ctx_.throughput().split_total = cut.total;
     // (the stream has drained where split_rows read back: nothing to wait for)
     if (fingerprinted) SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
@@ -274,7 +278,13 @@ class PartitionedEngine final : public Engine {
     listed_ = true;
     if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
       if (!settings_.distributed) {
-        home_->analyze(in, alone ? checks : nullptr, alone ? count : 0);
+        if (alone) {
+          home_->analyze(in, checks, count);
+        } else {  // (checked with the cut)
+          const std::optional<CountedRows> counted = counts_.from(0);
+          home_->analyze({in.A, in.B, in.D, total_, counted ? &*counted : nullptr}, nullptr, 0);
+          release_counts();
+        }
         return prints;
       }
       if (alone && count > 0) home_->check_structures(checks, count);
@@ -296,6 +306,36 @@ class PartitionedEngine final : public Engine {
     }
     ready_.record(ctx_.stream());  // the operands as the caller's stream left them
     return prints;
+  }
+
+  // The other GPUs that take a share of the cut's count, each from its
+  // replicas of A and B (and D): one per device that has them and may
+  // write the cut's workspace. (Their counts are read before the input
+  // checks' verdict, and before the replicas' fingerprints are compared:
+  // the count's reads stay within the arrays whatever they hold, and a
+  // failed check or comparison fails the analysis.)
+  struct RowCounters {
+    std::vector<std::array<MatrixDesc, 3>> views;
+    std::vector<cuda::RowCounter> list;
+  };
+  RowCounters row_counters(const Operands& in, const std::vector<Context*>& contexts) {
+    RowCounters counters;
+    counters.views.reserve(contexts.size());  // (list points into views)
+    std::vector<int> devices{ctx_.device()};
+    for (Context* on : contexts) {
+      if (!on || std::count(devices.begin(), devices.end(), on->device()) ||
+          !ctx_.workspace_reachable_from(on->device()))
+        continue;
+      const auto a = multi::replica_view(*in.A, on->device());
+      const auto b = multi::replica_view(*in.B, on->device());
+      const auto d = in.D ? multi::replica_view(*in.D, on->device()) : std::nullopt;
+      if (!a || !b || (in.D && !d)) continue;
+      devices.push_back(on->device());
+      counters.views.push_back({*a, *b, d ? *d : MatrixDesc{}});
+      const auto& v = counters.views.back();
+      counters.list.push_back({on, {&v[0], &v[1], in.D ? &v[2] : nullptr}});
+    }
+    return counters;
   }
 
   // With the input checks on, the fingerprints of the replicas of A, B and D
@@ -367,7 +407,20 @@ class PartitionedEngine final : public Engine {
     ready_.wait_on(part.stream());
     part.place_structures(in);
     part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
-    part.engine->analyze(part.operands(), nullptr, 0);
+    Operands operands = part.operands();
+    const std::optional<CountedRows> counted = counts_.from(part.first_row);
+    if (counted) operands.counted = &*counted;
+    part.engine->analyze(operands, nullptr, 0);
+    part.counted.record(part.stream());  // (what the release of counts_ waits for)
+  }
+
+  // The cut's counts given back (on the handle's stream) once every part
+  // has taken its rows' own.
+  void release_counts() {
+    if (!counts_.terms.get()) return;
+    for (auto& part : parts_)
+      if (part) part->counted.wait_on(ctx_.stream());
+    counts_ = {};
   }
 
   // Whether a GPU part on another device than the handle's reads neither A
@@ -528,6 +581,12 @@ class PartitionedEngine final : public Engine {
   // host part's pinned memory waits for the stream itself.
   void retire_parts() noexcept {
     measure_gpu_parts();
+    try {
+      release_counts();  // (an analysis that failed midway)
+    } catch (...) {
+      cudaStreamSynchronize(ctx_.stream());
+      counts_ = {};
+    }
     if (parts_.empty()) return;
     Event now;
     try {
@@ -558,6 +617,7 @@ class PartitionedEngine final : public Engine {
   long long total_ = 0;  // products
   Event entry_;          // on the handle's stream at analysis: what replicas' fingerprints wait for
   Event ready_;          // on the handle's stream: what the parts wait for
+  cuda::KeptCounts counts_;  // the cut's, from the cut until every part took its rows'
 };
 
 }  // namespace

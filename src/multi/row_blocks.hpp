@@ -109,6 +109,7 @@ struct Part : RowRange {
   DeviceBuffer<Col> a_cols, b_cols, d_cols, c_cols;
   DeviceBuffer<Value> a_values, b_values, d_values, c_values;
   Event start, done;
+  Event counted;  // its analysis has taken its rows' counts from the cut's
   int numerics = 0;  // numeric phases run (the last one timed by the events)
   // B copied: the rows of B the copy holds, [b_row_first, + B.rows), from
   // B's entry b_first on.

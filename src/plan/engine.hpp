@@ -15,6 +15,16 @@
 
 namespace spgemm {
 
+// What the analysis counts per row of C, where a split product's cut
+// counted it already (src/multi/): device arrays of the part's rows, on any
+// device (cuda/analysis/analysis.cuh's TermCount).
+struct CountedRows {
+  const int* terms = nullptr;  // TermCount::sizes
+  const int* spans = nullptr;  // TermCount::spans (nullptr: not counted)
+  bool b_examined = false;     // B's order examined (TermCount::b_disorder),
+  bool b_disordered = false;   // and found not strictly increasing
+};
+
 // The operands of one product as the engine sees them (already transposed
 // where the plan asked for it). D is optional: its pattern joins C's, its
 // values are scaled by beta.
@@ -25,6 +35,8 @@ struct Operands {
   // The number of products where known before analyze (a part of a split
   // product: its cut counted them); -1: not known.
   int64_t products = -1;
+  // The rows' counts where known before analyze (nullptr: not known).
+  const CountedRows* counted = nullptr;
 };
 
 // One row block of a product split among devices or computed in chunks

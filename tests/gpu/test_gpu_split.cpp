@@ -5,6 +5,7 @@
 // on two different GPUs and skips, saying so, where there are fewer. Every
 // product is split (spgemmSetPartitionMinProducts 0) unless a case says not.
 #include "catch_main_skip.hpp"
+#include "csr_defects.hpp"
 #include "device_product.hpp"
 #include "generators.hpp"
 #include "layout_product.hpp"
@@ -169,6 +170,43 @@ HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows,
   return C;
 }
 
+// C (A's rows, B's columns, 32-bit indices, row offsets `offsets`) and a
+// plan of A * B into it, destroyed with it.
+struct ProductPlan {
+  spgemmMatDescr_t C = nullptr;
+  spgemmPlan_t plan = nullptr;
+  ProductPlan(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr<double>& B,
+              void* offsets) {
+    spgemm_ok(spgemmCreateCsr(&C, A.rows, B.cols, 0, offsets, nullptr, nullptr, SPGEMM_INDEX_32I,
+                              SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
+              "spgemmCreateCsr(C)");
+    spgemm_ok(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                               SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
+              "spgemmPlanCreate");
+  }
+  ~ProductPlan() {
+    spgemmPlanDestroy(plan);
+    spgemmDestroyMatrix(C);
+  }
+  ProductPlan(const ProductPlan&) = delete;
+  ProductPlan& operator=(const ProductPlan&) = delete;
+};
+
+// The column indices and values of C's row blocks (C distributed, after
+// the symbolic phase) poisoned.
+void poison_blocks(spgemmHandle_t h, spgemmPlan_t plan) {
+  std::vector<spgemmRowBlock_t> blocks(SPGEMM_MAX_DEVICES);
+  int count = 0;
+  spgemm_ok(spgemmPlanGetRowBlocks(h, plan, SPGEMM_MAX_DEVICES, blocks.data(), &count),
+            "spgemmPlanGetRowBlocks");
+  cuda_ok(cudaStreamSynchronize(stream_of(h)), "sync");
+  for (int i = 0; i < count; ++i) {
+    const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
+    poison_array<int32_t>(b.colInd, b.nnz, -7, b.device);
+    poison_array<double>(b.values, b.nnz, std::nan(""), b.device);
+  }
+}
+
 // The inputs of the layout cases: short rows, power law, a hub row, banded
 // (a part on another device then copies only about its share of B's rows),
 // empty.
@@ -204,15 +242,8 @@ TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
     // C's own arrays stay as they are: poisoned row offsets, no other array
     DeviceArray<int32_t> untouched(static_cast<size_t>(A.rows) + 1);
     untouched.poison(stream);
-    spgemmMatDescr_t C = nullptr;
-    spgemm_ok(spgemmCreateCsr(&C, A.rows, A.cols, 0, untouched.ptr, nullptr, nullptr,
-                              SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
-                              CUDA_R_64F),
-              "spgemmCreateCsr(C)");
-    spgemmPlan_t plan = nullptr;
-    spgemm_ok(spgemmPlanCreate(handle.h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                               SPGEMM_OPERATION_NON_TRANSPOSE, dA.descr, dA.descr, C, CUDA_R_64F),
-              "spgemmPlanCreate");
+    const ProductPlan p(handle.h, dA, dA, untouched.ptr);
+    const spgemmPlan_t plan = p.plan;
     int count = -1;
     CHECK(spgemmPlanGetRowBlocks(handle.h, plan, 0, nullptr, &count) ==
           SPGEMM_STATUS_INVALID_STATE);  // before the symbolic phase
@@ -223,15 +254,7 @@ TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
     CHECK(nnz == expected[0].C.nnz());
     for (const ReferenceProduct<double>& want : expected) {
       if (&want == &expected[1]) dA.values.upload(A2.values, stream);
-      std::vector<spgemmRowBlock_t> blocks(SPGEMM_MAX_DEVICES);
-      spgemm_ok(spgemmPlanGetRowBlocks(handle.h, plan, SPGEMM_MAX_DEVICES, blocks.data(), &count),
-                "spgemmPlanGetRowBlocks");
-      cuda_ok(cudaStreamSynchronize(stream), "sync");
-      for (int i = 0; i < count; ++i) {
-        const spgemmRowBlock_t& b = blocks[static_cast<size_t>(i)];
-        poison_array<int32_t>(b.colInd, b.nnz, -7, b.device);
-        poison_array<double>(b.values, b.nnz, std::nan(""), b.device);
-      }
+      poison_blocks(handle.h, plan);
       const double alpha = 0.5;
       spgemm_ok(spgemmNumeric(handle.h, plan, &alpha), "spgemmNumeric");
       cuda_ok(cudaStreamSynchronize(stream), "numeric");
@@ -240,8 +263,6 @@ TEST_CASE("C left distributed: row blocks on the parts' devices, values again",
     }
     const std::vector<int32_t> after = untouched.download(stream);
     CHECK(std::all_of(after.begin(), after.end(), [](int32_t v) { return v == -1; }));
-    spgemmPlanDestroy(plan);
-    spgemmDestroyMatrix(C);
   }
 }
 
@@ -400,35 +421,42 @@ Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr
   const cudaStream_t stream = stream_of(h);
   Product out;
   DeviceArray<int32_t> offsets(static_cast<size_t>(A.rows) + 1);
-  spgemmMatDescr_t C = nullptr;
-  spgemm_ok(spgemmCreateCsr(&C, A.rows, B.cols, 0, offsets.ptr, nullptr, nullptr,
-                            SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
-            "spgemmCreateCsr(C)");
-  spgemmPlan_t plan = nullptr;
-  spgemm_ok(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
-                             SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
-            "spgemmPlanCreate");
+  const ProductPlan p(h, A, B, offsets.ptr);
   int64_t nnz = 0;
-  out.status = spgemmAnalyze(h, plan);
-  if (out.status == SPGEMM_STATUS_SUCCESS) out.status = spgemmSymbolic(h, plan, &nnz);
+  out.status = spgemmAnalyze(h, p.plan);
+  if (out.status == SPGEMM_STATUS_SUCCESS) out.status = spgemmSymbolic(h, p.plan, &nnz);
   if (out.status == SPGEMM_STATUS_SUCCESS) {
     DeviceArray<int32_t> cols(static_cast<size_t>(nnz));
     DeviceArray<double> values(static_cast<size_t>(nnz));
     cols.poison(stream);
     values.poison(stream);
-    spgemm_ok(spgemmCsrSetPointers(C, offsets.ptr, cols.ptr, values.ptr), "spgemmCsrSetPointers");
+    spgemm_ok(spgemmCsrSetPointers(p.C, offsets.ptr, cols.ptr, values.ptr),
+              "spgemmCsrSetPointers");
     const double one = 1.0;
-    out.status = spgemmNumeric(h, plan, &one);
+    out.status = spgemmNumeric(h, p.plan, &one);
     out.C.rows = A.rows;
     out.C.cols = B.cols;
     out.C.row_offsets = offsets.download(stream);
     out.C.col_ind = cols.download(stream);
     out.C.values = values.download(stream);
-    out.first_part_rows = partition_of(h, plan).rows.at(0);
+    out.first_part_rows = partition_of(h, p.plan).rows.at(0);
   }
-  spgemmPlanDestroy(plan);
-  spgemmDestroyMatrix(C);
   return out;
+}
+
+// C = A * B left distributed (spgemmSetOutputDistributed on h), its blocks
+// poisoned before the numeric phase, gathered from them on `devices`.
+HostCsr<double> distributed_product(spgemmHandle_t h, const DeviceCsr<double>& A,
+                                    const DeviceCsr<double>& B, const std::vector<int>& devices) {
+  DeviceArray<int32_t> unused(static_cast<size_t>(A.rows) + 1);
+  const ProductPlan p(h, A, B, unused.ptr);
+  int64_t nnz = 0;
+  spgemm_ok(spgemmSymbolic(h, p.plan, &nnz), "spgemmSymbolic");
+  poison_blocks(h, p.plan);
+  const double one = 1.0;
+  spgemm_ok(spgemmNumeric(h, p.plan, &one), "spgemmNumeric");
+  cuda_ok(cudaStreamSynchronize(stream_of(h)), "numeric");
+  return gather_blocks(h, p.plan, A.rows, B.cols, devices);
 }
 
 // The status of A * B while `of` has a replica on `device` of another
@@ -526,6 +554,46 @@ TEST_CASE("replicas read by parts on the crew's threads", "[gpu][split][replicas
   // a replica of another structure: refused where it would be read
   CHECK(status_with_moved_replica(handle.h, dA, dB, dA, A, A.col_ind.size() / 3, there) ==
         (there != home ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
+}
+
+// Parts of more products than the small-product mode takes (2^22) take
+// their rows' counts from the cut instead of counting them again (the
+// engine's CountedRows), ~11M products and 40,000 rows each here: with B's
+// rows sorted (the counts' column ranges then bound the symbolic tables),
+// reversed (B's disorder is handed on: the deterministic numeric phase must
+// not take B's rows whole), read from replicas, with C distributed, and
+// left whole by the cut (below the handle's minimum).
+TEST_CASE("parts of many products take their rows' counts from the cut", "[gpu][split][counts]") {
+  const HostCsr<double> A = generate("banded:80000:8");
+  HostCsr<double> B = A;
+  randomize_values(B, 16);
+  const HostCsr<double> reversed = with_reversed_rows(B);
+  const ReferenceProduct<double> expected = reference_spgemm(A, B, 1.0);
+  const int there = part_device(0);
+  for (const int mode : {0, 1, 2, 3, 4}) {  // sorted, reversed, replicas, distributed, whole
+    CAPTURE(mode);
+    const SplitHandle handle({1.0, 1.0});
+    if (mode == 4) spgemm_ok(spgemmSetPartitionMinProducts(handle.h, 1LL << 40), "min products");
+    const cudaStream_t stream = stream_of(handle.h);
+    DeviceCsr<double> dA(A, stream), dB(mode == 1 ? reversed : B, stream);
+    std::unique_ptr<Replica> rA, rB;
+    if (mode == 2) {
+      rA = std::make_unique<Replica>(dA, A, there);
+      rB = std::make_unique<Replica>(dB, B, there);
+    }
+    if (mode == 3) {
+      spgemm_ok(spgemmSetOutputDistributed(handle.h, 1), "spgemmSetOutputDistributed");
+      const HostCsr<double> got = distributed_product(handle.h, dA, dB, {part_device(0),
+                                                                        part_device(1)});
+      CHECK(compare_csr(got, expected, default_rtol<double>()) == "");
+      continue;
+    }
+    const Product got = product_of(handle.h, dA, dB);
+    REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+    if (mode == 4) CHECK(got.first_part_rows == A.rows);
+    else CHECK(std::abs(got.first_part_rows - A.rows / 2) <= 1);  // (equal shares, symmetric A)
+    CHECK(compare_csr(got.C, expected, default_rtol<double>()) == "");
+  }
 }
 
 // The handle on device 1 with parts on devices 0, 1 (two GPUs): the part on

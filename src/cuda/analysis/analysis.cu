@@ -358,6 +358,19 @@ __global__ void __launch_bounds__(kThreads)
       clean && all <= kSmallMaxProducts && longest <= c.gate_max_row ? c.rows : 0;
 }
 
+__global__ void __launch_bounds__(kThreads)
+    count_beyond_kernel(const int* terms, int rows, int beyond, int* rows_beyond) {
+  const int stride = static_cast<int>(gridDim.x) * blockDim.x;
+  int mine = 0;
+  for (int row = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
+       row += stride)
+    mine += terms[row] > beyond;
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const int block = Reduce(temp).Sum(mine);
+  if (threadIdx.x == 0 && block > 0) atomicAdd(rows_beyond, block);
+}
+
 template <class Offset>
 Offset extent(const MatrixDesc* m) {
   return m ? static_cast<Offset>(m->nnz) : Offset(0);
@@ -380,16 +393,26 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
   CountArgs<Offset, Col> c{};
   if (terms) {
     const Operands& in = *terms->in;
+    const int64_t first = terms->first_row;
+    const int64_t rows = terms->row_count >= 0 ? terms->row_count : in.A->rows - first;
+    // (a range's entries estimated as its share of A's)
+    const int64_t entries =
+        rows == in.A->rows ? in.A->nnz
+                           : static_cast<int64_t>(static_cast<double>(in.A->nnz) *
+                                                  static_cast<double>(rows) /
+                                                  static_cast<double>(in.A->rows));
     c = {pattern_of<Offset, Col>(in.A),
          pattern_of<Offset, Col>(in.B),
          pattern_of<Offset, Col>(in.D),
          extent<Offset>(in.A),
          extent<Offset>(in.B),
          extent<Offset>(in.D),
-         static_cast<int>(in.B->rows), static_cast<int>(in.A->rows),
-         analysis_rows_per_warp(in.A->rows, in.A->nnz, ctx.limits()), terms->sizes, terms->stats,
-         terms->gate_max_row, terms->b_disorder, terms->b_disorder ? terms->spans : nullptr,
+         static_cast<int>(in.B->rows), static_cast<int>(rows),
+         analysis_rows_per_warp(rows, entries, ctx.limits()), terms->sizes, terms->stats,
+         terms->gate_max_row, terms->b_disorder, terms->spans,
          terms->rows_beyond, terms->beyond_terms};
+    c.A.offsets += first;  // (offsets stay positions in A's and D's whole arrays)
+    if (c.D.offsets) c.D.offsets += first;
     work = std::max(work, (static_cast<int64_t>(c.rows) + c.rows_per_warp - 1) /
                               c.rows_per_warp * 32);
     if (c.b_disorder) work = std::max(work, std::max<int64_t>(c.b_rows, c.b_nnz));
@@ -398,6 +421,14 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
   auto kernel = analysis_kernel<Offset, Col>;
   const int grid = grid_for(work, kThreads, resident_blocks(kernel, kThreads, 0, ctx.limits()));
   kernel<<<grid, kThreads, 0, ctx.stream()>>>(views, found, c);
+  SPGEMM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_count_beyond(Context& ctx, const int* terms, int rows, int beyond, int* rows_beyond) {
+  if (rows <= 0) return;
+  const int grid = grid_for(rows, kThreads,
+                            resident_blocks(count_beyond_kernel, kThreads, 0, ctx.limits()));
+  count_beyond_kernel<<<grid, kThreads, 0, ctx.stream()>>>(terms, rows, beyond, rows_beyond);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -18,6 +18,7 @@
 #include "core/context.hpp"
 #include "core/csr_checks.hpp"
 #include "core/matrix.hpp"
+#include "cuda/configs/bins.hpp"
 #include "cuda/pattern.cuh"
 #include "plan/engine.hpp"
 
@@ -41,10 +42,10 @@ struct ProductStats {
   unsigned int blocks_done;  // the last block to finish sets small_rows
 };
 
-// What to count: sizes[row] = terms of C's row for all rows of in.A,
-// saturated at INT_MAX (such a row goes to the dense bin, whose loops use
-// 64-bit counters); with stats also their total and maximum, and with
-// gate_max_row > 0 the gate.
+// What to count: sizes[i] = terms of C's row first_row + i for all rows of
+// in.A from first_row on (or row_count of them), saturated at INT_MAX (such
+// a row goes to the dense bin, whose loops use 64-bit counters); with stats
+// also their total and maximum, and with gate_max_row > 0 the gate.
 struct TermCount {
   const Operands* in;
   int* sizes;
@@ -54,9 +55,9 @@ struct TermCount {
   // not strictly increase (unsorted or repeated; both valid input), which
   // rules out the numeric phase's whole rows of B (kernels/ordered_loop.cuh).
   unsigned long long* b_disorder = nullptr;
-  // If set (with b_disorder): spans[row] = the width of the column range
-  // from the least first column to the greatest last column of the rows of
-  // B that `row` of A names (and D's columns), saturated at INT_MAX. Where
+  // If set: spans[i] = the width of the column range from the least first
+  // column to the greatest last column of the rows of B that row
+  // first_row + i of A names (and D's columns), saturated at INT_MAX. Where
   // b_disorder reads 0 every row of B lies within its ends, so the row of C
   // has at most that many entries (binning.cuh's RowSizes).
   int* spans = nullptr;
@@ -64,7 +65,23 @@ struct TermCount {
   // beyond_terms terms (binning.cuh's MaskCap).
   int* rows_beyond = nullptr;
   int beyond_terms = INT_MAX;
+  // The rows counted: row_count of them from first_row on (-1: to the end).
+  int64_t first_row = 0;
+  int64_t row_count = -1;
 };
+
+// Whether B's order is worth examining (TermCount::b_disorder): only the
+// deterministic numeric phase's whole rows of B need it, which pay only for
+// rows of B long enough on average (configs/bins.hpp's
+// kWholeRowsMinBAverage).
+inline bool b_order_worth_examining(const MatrixDesc& B) {
+  return B.rows > 0 && B.nnz >= static_cast<int64_t>(kWholeRowsMinBAverage) * B.rows;
+}
+
+// *rows_beyond += the number of rows among terms[0, rows) of more than
+// `beyond` terms, on ctx's stream: TermCount::rows_beyond for terms counted
+// elsewhere (CountedRows).
+void launch_count_beyond(Context& ctx, const int* terms, int rows, int beyond, int* rows_beyond);
 
 // One launch: the checks of `count` operands into found[0, count) (device
 // memory, zeroed before: there a defect's position p is kept as ~p, so that
@@ -86,8 +103,8 @@ void check_csr_structures(Context& ctx, const CheckedOperand* operands, int coun
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m);
 
-// The same into *sum (device memory) on ctx's stream, without a
-// synchronization.
+// The same added to *sum (device memory, zeroed before) on ctx's stream,
+// without a synchronization.
 template <class Offset, class Col>
 void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum);
 

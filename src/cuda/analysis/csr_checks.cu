@@ -48,7 +48,6 @@ int grid_for_positions(const Context& ctx, const MatrixDesc& m) {
 template <class Offset, class Col>
 void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum) {
   const cudaStream_t stream = ctx.stream();
-  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum, 0, sizeof(unsigned long long), stream));
   fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
       m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
       static_cast<const Col*>(m.col_ind), sum);
@@ -58,6 +57,7 @@ void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* s
 template <class Offset, class Col>
 uint64_t csr_fingerprint(Context& ctx, const MatrixDesc& m) {
   DeviceBuffer<unsigned long long> sum(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), ctx.stream()));
   launch_fingerprint<Offset, Col>(ctx, m, sum.get());
   return ctx.read_back(sum.get());
 }

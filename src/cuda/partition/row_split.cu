@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <memory>
 
 namespace spgemm::cuda {
 
@@ -27,9 +28,11 @@ struct Greatest {
   __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
 };
 
-// What the counting pass reads back: the total and the checks' verdict.
+// What the counting pass reads back: the total, the checks' verdict and
+// (counts kept) B's order.
 struct Head {
   long long total;
+  unsigned long long b_disorder;
   CsrDefects found[kMaxCheckedOperands];
 };
 
@@ -207,6 +210,45 @@ void launch_cuts(Context& ctx, const Operands& in, const long long* before,
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
+// An event recorded on `stream` now (destroyed with its owner); the current
+// device must be the stream's.
+using OwnedEvent = std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)>;
+OwnedEvent marked(cudaStream_t stream) {
+  cudaEvent_t event = nullptr;
+  SPGEMM_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  OwnedEvent owned(event, cudaEventDestroy);
+  SPGEMM_CUDA_CHECK(cudaEventRecord(event, stream));
+  return owned;
+}
+
+// `stream` waits for `event` (the wait holds what it waits for: the event
+// may go at once); the current device must be the stream's (a null stream
+// is the current device's).
+void wait_for(cudaStream_t stream, const OwnedEvent& event) {
+  SPGEMM_CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
+}
+
+// Rows [first, first + rows) counted by `by` into sizes (and spans) at the
+// same rows, after `ready` (on the cut's stream: the buffers' allocation,
+// the replicas as the caller's stream left them); the cut's stream then
+// waits for them. Called with the cut's device current.
+template <class Offset, class Col>
+void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* sizes, int* spans,
+                     const OwnedEvent& ready, cudaStream_t cut_stream) {
+  wait_for(by.ctx->stream(), ready);  // (a part's stream is its own, never null)
+  OwnedEvent counted(nullptr, cudaEventDestroy);
+  {
+    const Context::DeviceGuard guard(*by.ctx);
+    TermCount terms{&by.in, sizes + first};
+    if (spans) terms.spans = spans + first;
+    terms.first_row = first;
+    terms.row_count = rows;
+    launch_analysis<Offset, Col>(*by.ctx, nullptr, 0, nullptr, &terms);
+    counted = marked(by.ctx->stream());
+  }
+  wait_for(cut_stream, counted);
+}
+
 // shares_for(total), checked.
 std::vector<double> checked_shares(
     const std::function<std::vector<double>(long long total)>& shares_for, long long total) {
@@ -220,8 +262,14 @@ std::vector<double> checked_shares(
 
 }  // namespace
 
+std::optional<CountedRows> KeptCounts::from(int64_t first_row) const {
+  if (!terms.get()) return std::nullopt;
+  return CountedRows{terms.get() + first_row, spans.get() ? spans.get() + first_row : nullptr,
+                     b_examined, b_disordered};
+}
+
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
-  return DeviceBuffer<int>::workspace_bytes(rows + 1) +
+  return 2 * DeviceBuffer<int>::workspace_bytes(rows + 1) +  // (terms, spans)
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
          DeviceBuffer<unsigned char>::workspace_bytes(sizeof(Head) + sizeof(Cut) * (parts + 1)) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
@@ -232,7 +280,8 @@ size_t split_rows_workspace_bytes(int64_t rows, int parts) {
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
                     bool spans, long long expected_total,
-                    const std::function<std::vector<double>(long long total)>& shares_for) {
+                    const std::function<std::vector<double>(long long total)>& shares_for,
+                    KeptCounts* kept, const std::vector<RowCounter>& counters) {
   RowSplit split;
   const int64_t rows = in.A->rows;
   const cudaStream_t stream = ctx.stream();
@@ -252,10 +301,29 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   auto* guessed_d = reinterpret_cast<Cut*>(box.get() + sizeof(Head));
   DeviceBuffer<double> cumulative_d;
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(head, 0, sizeof(Head), stream));
-  const TermCount terms{&in, products.get()};
+  TermCount terms{&in, products.get()};
+  const bool b_examined = kept && counted && b_order_worth_examining(*in.B);
+  DeviceBuffer<int> widths;
+  if (b_examined) {  // (the disorder zeroed with the head)
+    widths.reallocate(ctx, static_cast<size_t>(rows));
+    terms.b_disorder = &head->b_disorder;
+    terms.spans = widths.get();
+  }
   if (counted) SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
+  // ctx counts the first share of the rows (with the checks and B's order);
+  // the others theirs beside it, each on its device, from what ctx's stream
+  // had before (a wait for ctx's count would leave them nothing to share).
+  const auto sharing = static_cast<int64_t>(counters.size()) + 1;
+  const OwnedEvent ready = sharing > 1 && counted ? marked(stream) : OwnedEvent(nullptr, nullptr);
+  terms.row_count = rows / sharing;
   if (counted || count > 0)
     launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr);
+  for (int64_t i = 1; counted && i < sharing; ++i) {
+    const int64_t first = rows * i / sharing;
+    count_elsewhere<Offset, Col>(counters[static_cast<size_t>(i - 1)], first,
+                                 rows * (i + 1) / sharing - first, products.get(), terms.spans,
+                                 ready, stream);
+  }
   if (counted) {
     size_t bytes = scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx, bytes);
@@ -272,6 +340,8 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     std::memcpy(&verdict, host.data(), sizeof(Head));
     report_csr_defects<Offset, Col>(checks, count, verdict.found);
     split.total = verdict.total;
+    if (kept && counted)
+      *kept = {std::move(products), std::move(widths), b_examined, verdict.b_disorder != 0};
   }
   const std::vector<double> shares = checked_shares(shares_for, split.total);
   const int parts = static_cast<int>(shares.size());
@@ -337,7 +407,8 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
 #define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \
   template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const CheckedOperand*, int, \
                                             bool, long long,                                      \
-                                            const std::function<std::vector<double>(long long)>&); \
+                                            const std::function<std::vector<double>(long long)>&,  \
+                                            KeptCounts*, const std::vector<RowCounter>&);          \
   template void launch_fingerprints<Offset, Col>(Context&, const MatrixDesc* const*, int,         \
                                                  unsigned long long*);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SPLIT)

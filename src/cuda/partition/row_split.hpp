@@ -7,6 +7,7 @@
 
 #include "core/context.hpp"
 #include "core/csr_checks.hpp"
+#include "core/device_buffer.hpp"
 #include "plan/engine.hpp"
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace spgemm::cuda {
@@ -33,6 +35,27 @@ struct RowSplit {
   std::vector<long long> b_row_first, b_row_end, b_begin, b_end;
 };
 
+// What split_rows's count leaves for the parts' analyses (CountedRows):
+// every row's terms and, where B's order was examined, the width of its
+// columns' range, on the cut's device; B's order as found.
+struct KeptCounts {
+  DeviceBuffer<int> terms, spans;  // spans empty: not counted
+  bool b_examined = false;
+  bool b_disordered = false;
+  // The counts of the rows from first_row on (none kept: nullopt).
+  std::optional<CountedRows> from(int64_t first_row) const;
+};
+
+// Another device that takes a share of split_rows's count: its context,
+// and the operands as it reads them (A, B and D from replicas there, of the
+// operands' shapes). Its stream waits for the cut's (whose state the
+// replicas are read in), and its counts go straight into the cut's
+// workspace (Context::workspace_reachable_from).
+struct RowCounter {
+  Context* ctx;
+  Operands in;
+};
+
 // Rows cut so that part p gets (as close as whole rows allow) the share
 // shares[p] / sum(shares) of the products, where shares = shares_for(total
 // products): one analysis pass (with the input checks of `count` operands,
@@ -41,11 +64,14 @@ struct RowSplit {
 // part names) by the shares for `expected_total` (negative: none expected),
 // one readback of the total and those cuts; where the total's shares differ
 // from those, the cuts again and a second readback. shares: at least one
-// entry, each >= 0, not all 0.
+// entry, each >= 0, not all 0. With `kept`, the count's results go there,
+// spans and B's order counted too. The rows' count is shared out evenly
+// among ctx and `counters` (the input checks and B's order stay with ctx).
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
                     bool spans, long long expected_total,
-                    const std::function<std::vector<double>(long long total)>& shares_for);
+                    const std::function<std::vector<double>(long long total)>& shares_for,
+                    KeptCounts* kept, const std::vector<RowCounter>& counters);
 
 // The fingerprints (core/csr_checks.hpp) of the structures of the n
 // matrices m[i] into sums[i] (device memory on ctx's device; a null m[i]:

@@ -47,9 +47,14 @@ class PartitionedEngine final : public Engine {
 
   std::unique_ptr<Transpose> make_transpose() override { return home_->make_transpose(); }
 
+  // (A product run whole with C distributed is one part on the handle's
+  // context: its row offsets of A and C beside home_'s buffers and, during
+  // its analysis, the cut's counts.)
   size_t workspace_bytes(const Operands& shapes) const override {
+    const auto rows = static_cast<size_t>(shapes.A->rows);
     return home_->workspace_bytes(shapes) +
            cuda::split_rows_workspace_bytes(shapes.A->rows, SPGEMM_MAX_DEVICES) +
+           2 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
            DeviceBuffer<unsigned long long>::workspace_bytes(3);  // (the operands' fingerprints)
   }
 

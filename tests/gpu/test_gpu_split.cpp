@@ -171,18 +171,27 @@ HostCsr<double> gather_blocks(spgemmHandle_t h, spgemmPlan_t plan, int64_t rows,
 }
 
 // C (A's rows, B's columns, 32-bit indices, row offsets `offsets`) and a
-// plan of A * B into it, destroyed with it.
+// plan of A * B into it, destroyed with it; with `caller_workspace`, the
+// plan's workspace a buffer of exactly the size it asks for
+// (spgemmPlanSetWorkspace), freed after it.
 struct ProductPlan {
+  std::unique_ptr<DeviceArray<unsigned char>> workspace;
   spgemmMatDescr_t C = nullptr;
   spgemmPlan_t plan = nullptr;
   ProductPlan(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr<double>& B,
-              void* offsets) {
+              void* offsets, bool caller_workspace = false) {
     spgemm_ok(spgemmCreateCsr(&C, A.rows, B.cols, 0, offsets, nullptr, nullptr, SPGEMM_INDEX_32I,
                               SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F),
               "spgemmCreateCsr(C)");
     spgemm_ok(spgemmPlanCreate(h, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
                                SPGEMM_OPERATION_NON_TRANSPOSE, A.descr, B.descr, C, CUDA_R_64F),
               "spgemmPlanCreate");
+    if (!caller_workspace) return;
+    size_t bytes = 0;
+    spgemm_ok(spgemmPlanGetWorkspaceSize(h, plan, &bytes), "spgemmPlanGetWorkspaceSize");
+    REQUIRE(bytes > 0);
+    workspace = std::make_unique<DeviceArray<unsigned char>>(bytes);
+    spgemm_ok(spgemmPlanSetWorkspace(h, plan, workspace->ptr, bytes), "spgemmPlanSetWorkspace");
   }
   ~ProductPlan() {
     spgemmPlanDestroy(plan);
@@ -417,11 +426,12 @@ struct Product {
   int64_t first_part_rows = -1;
 };
 
-Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr<double>& B) {
+Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr<double>& B,
+                   bool caller_workspace = false) {
   const cudaStream_t stream = stream_of(h);
   Product out;
   DeviceArray<int32_t> offsets(static_cast<size_t>(A.rows) + 1);
-  const ProductPlan p(h, A, B, offsets.ptr);
+  const ProductPlan p(h, A, B, offsets.ptr, caller_workspace);
   int64_t nnz = 0;
   out.status = spgemmAnalyze(h, p.plan);
   if (out.status == SPGEMM_STATUS_SUCCESS) out.status = spgemmSymbolic(h, p.plan, &nnz);
@@ -445,11 +455,13 @@ Product product_of(spgemmHandle_t h, const DeviceCsr<double>& A, const DeviceCsr
 }
 
 // C = A * B left distributed (spgemmSetOutputDistributed on h), its blocks
-// poisoned before the numeric phase, gathered from them on `devices`.
+// poisoned before the numeric phase, gathered from them on `devices`
+// (caller_workspace: ProductPlan's).
 HostCsr<double> distributed_product(spgemmHandle_t h, const DeviceCsr<double>& A,
-                                    const DeviceCsr<double>& B, const std::vector<int>& devices) {
+                                    const DeviceCsr<double>& B, const std::vector<int>& devices,
+                                    bool caller_workspace = false) {
   DeviceArray<int32_t> unused(static_cast<size_t>(A.rows) + 1);
-  const ProductPlan p(h, A, B, unused.ptr);
+  const ProductPlan p(h, A, B, unused.ptr, caller_workspace);
   int64_t nnz = 0;
   spgemm_ok(spgemmSymbolic(h, p.plan, &nnz), "spgemmSymbolic");
   poison_blocks(h, p.plan);
@@ -593,6 +605,37 @@ TEST_CASE("parts of many products take their rows' counts from the cut", "[gpu][
     if (mode == 4) CHECK(got.first_part_rows == A.rows);
     else CHECK(std::abs(got.first_part_rows - A.rows / 2) <= 1);  // (equal shares, symmetric A)
     CHECK(compare_csr(got.C, expected, default_rtol<double>()) == "");
+  }
+}
+
+// A split plan in a buffer of the caller's of exactly the size it asks for
+// (spgemmPlanGetWorkspaceSize): the cut and its counts, which the handle
+// holds until the parts have taken their rows' own, fit in it; also where
+// the cut leaves the product whole with C distributed, whose one part then
+// takes its row offsets of A and C from that buffer too.
+TEST_CASE("split plans in a workspace of the caller's", "[gpu][split][workspace]") {
+  const HostCsr<double> A = generate("banded:80000:8");
+  HostCsr<double> B = A;
+  randomize_values(B, 17);
+  const ReferenceProduct<double> expected = reference_spgemm(A, B, 1.0);
+  int device = -1;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  for (const bool whole : {false, true}) {
+    CAPTURE(whole);
+    const SplitHandle handle({1.0, 1.0});
+    const cudaStream_t stream = stream_of(handle.h);
+    const DeviceCsr<double> dA(A, stream), dB(B, stream);
+    if (!whole) {
+      const Product got = product_of(handle.h, dA, dB, true);
+      REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
+      CHECK(std::abs(got.first_part_rows - A.rows / 2) <= 1);
+      CHECK(compare_csr(got.C, expected, default_rtol<double>()) == "");
+      continue;
+    }
+    spgemm_ok(spgemmSetPartitionMinProducts(handle.h, 1LL << 40), "min products");
+    spgemm_ok(spgemmSetOutputDistributed(handle.h, 1), "spgemmSetOutputDistributed");
+    const HostCsr<double> got = distributed_product(handle.h, dA, dB, {device}, true);
+    CHECK(compare_csr(got, expected, default_rtol<double>()) == "");
   }
 }
 

@@ -288,7 +288,6 @@ class PartitionedEngine final : public Engine {
         } else {  // (checked with the cut)
           const std::optional<CountedRows> counted = counts_.from(0);
           home_->analyze({in.A, in.B, in.D, total_, counted ? &*counted : nullptr}, nullptr, 0);
-          release_counts();
         }
         return prints;
       }
@@ -320,7 +319,7 @@ class PartitionedEngine final : public Engine {
   // the count's reads stay within the arrays whatever they hold, and a
   // failed check or comparison fails the analysis.)
   struct RowCounters {
-    std::vector<std::array<MatrixDesc, 3>> views;
+    std::vector<std::array<std::optional<MatrixDesc>, 3>> views;
     std::vector<cuda::RowCounter> list;
   };
   RowCounters row_counters(const Operands& in, const std::vector<Context*>& contexts) {
@@ -331,14 +330,11 @@ class PartitionedEngine final : public Engine {
       if (!on || std::count(devices.begin(), devices.end(), on->device()) ||
           !ctx_.workspace_reachable_from(on->device()))
         continue;
-      const auto a = multi::replica_view(*in.A, on->device());
-      const auto b = multi::replica_view(*in.B, on->device());
-      const auto d = in.D ? multi::replica_view(*in.D, on->device()) : std::nullopt;
-      if (!a || !b || (in.D && !d)) continue;
+      auto views = multi::replica_views(in, on->device());
+      if (!views[0] || !views[1] || (in.D && !views[2])) continue;
       devices.push_back(on->device());
-      counters.views.push_back({*a, *b, d ? *d : MatrixDesc{}});
-      const auto& v = counters.views.back();
-      counters.list.push_back({on, {&v[0], &v[1], in.D ? &v[2] : nullptr}});
+      const auto& v = counters.views.emplace_back(std::move(views));
+      counters.list.push_back({on, {&*v[0], &*v[1], in.D ? &*v[2] : nullptr}});
     }
     return counters;
   }
@@ -353,13 +349,10 @@ class PartitionedEngine final : public Engine {
     if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return taken;
     const PartScope scope(ctx_, *on);
     entry_.wait_on(on->stream());  // replicas as the caller's stream leaves them, as parts read them
-    const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
-    std::optional<MatrixDesc> views[3];
+    const auto views = multi::replica_views(in, on->device());
     const MatrixDesc* replicas[3] = {};
-    for (int i = 0; i < 3; ++i) {
-      if (operands[i]) views[i] = multi::replica_view(*operands[i], on->device());
+    for (int i = 0; i < 3; ++i)
       if (views[i]) replicas[i] = &*views[i];
-    }
     if (!replicas[0] && !replicas[1] && !replicas[2]) return taken;
     stash_fingerprints(*on, replicas);
     for (int i = 0; i < 3; ++i) taken[static_cast<size_t>(i)] = replicas[i] != nullptr;

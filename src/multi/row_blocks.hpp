@@ -11,8 +11,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,13 @@ inline std::optional<MatrixDesc> replica_view(const MatrixDesc& m, int device) {
   here.col_ind = r->col_ind;
   here.values = r->values;
   return here;
+}
+
+// A, B and D as read from their replicas on `device` (none there, or no D:
+// nullopt).
+inline std::array<std::optional<MatrixDesc>, 3> replica_views(const Operands& in, int device) {
+  return {replica_view(*in.A, device), replica_view(*in.B, device),
+          in.D ? replica_view(*in.D, device) : std::nullopt};
 }
 
 // A part's rows of C, as part p of `cut` of the operands `in`: their

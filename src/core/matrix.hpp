@@ -50,6 +50,14 @@ struct MatrixDesc {
   }
 };
 
+// Whether two descriptors describe the same CSR structure in the same arrays
+// (C = A * A: checked once, fingerprinted once).
+inline bool same_structure(const MatrixDesc& a, const MatrixDesc& b) {
+  return a.row_offsets == b.row_offsets && a.col_ind == b.col_ind && a.rows == b.rows &&
+         a.cols == b.cols && a.nnz == b.nnz && a.offset_type == b.offset_type &&
+         a.index_type == b.index_type && a.base == b.base;
+}
+
 // The largest nnz a matrix with m's offset type and index base can hold.
 inline int64_t max_nnz(const MatrixDesc& m) {
   const int64_t max_offset = m.offset_type == SPGEMM_INDEX_32I

@@ -79,21 +79,22 @@ class PartitionedEngine final : public Engine {
     Prints home_prints;
     std::promise<void> cut_made;
     const std::shared_future<void> cut_known = cut_made.get_future().share();
+    const RowCounters counters = row_counters(in, contexts);
     entry_.record(ctx_.stream());  // what the replicas' fingerprints wait for
     crew_->run(n, [&](int p) {
       Context* on = contexts[static_cast<size_t>(p)];
       if (p > 0) {
-        replica_prints[static_cast<size_t>(p)] = fingerprint_replicas(in, on);
+        replica_prints[static_cast<size_t>(p)] = fingerprint_replicas(in, on, counters);
         cut_known.get();  // (rethrows the cut's failure)
       } else {
         try {
-          home_prints = cut_into_parts(in, checks, count, contexts);
+          home_prints = cut_into_parts(in, checks, count, contexts, counters);
         } catch (...) {
           cut_made.set_exception(std::current_exception());
           throw;
         }
         cut_made.set_value();
-        replica_prints[0] = fingerprint_replicas(in, on);
+        replica_prints[0] = fingerprint_replicas(in, on, counters);
       }
       if (p < static_cast<int>(parts_.size()))
         analyze_part(p, in, home_prints, replica_prints[static_cast<size_t>(p)]);
@@ -238,13 +239,20 @@ class PartitionedEngine final : public Engine {
   // context's pinned stash with its stream.
   using Taken = std::array<bool, 3>;
   static constexpr size_t kPrintsBytes = 3 * sizeof(unsigned long long);
+  // The counters of the cut's rows on other devices (row_counters), and the
+  // replicas' views they read.
+  struct RowCounters {
+    std::vector<std::array<std::optional<MatrixDesc>, 3>> views;
+    std::vector<cuda::RowCounter> list;
+  };
 
   // The cut of op(A)'s rows into parts_ (none: the product runs whole on
   // home_, analyzed here), the input checks with it; with them, where the
   // checks are on, the fingerprints of the operands that a part on another
-  // device reads from a replica. Then ready_ on the handle's stream.
+  // device reads from a replica, and those of the counters' replicas, which
+  // are compared here. Then ready_ on the handle's stream.
   Prints cut_into_parts(const Operands& in, const CheckedOperand* checks, int count,
-                        std::vector<Context*> contexts) {
+                        std::vector<Context*> contexts, const RowCounters& counters) {
     // the handle's GPU alone whatever the products: no need to count them
     const bool alone =
         multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
@@ -256,27 +264,23 @@ class PartitionedEngine final : public Engine {
         if (operands[i] && on && on->device() != ctx_.device() &&
             operands[i]->replica_on(on->device()))
           replicated[i] = operands[i];
-    const bool fingerprinted = replicated[0] || replicated[1] || replicated[2];
-    // the fingerprints reach the host with the cut's readback (one
-    // synchronization less: 10-12 us of the split's analysis on two H200s)
-    const unsigned long long* taken =
-        fingerprinted ? stash_fingerprints(ctx_, replicated) : nullptr;
     cuda::RowSplit cut;
     if (!alone) {  // the input checks with the count, before any part reads the operands
-      const RowCounters counters = row_counters(in, contexts);
       cut = cuda::split_rows<Offset, Col>(
-          ctx_, in, checks, count, names_b_rows(in, contexts), ctx_.throughput().split_total,
+          ctx_, in, checks, count, {{replicated[0], replicated[1], replicated[2]}},
+          names_b_rows(in, contexts), ctx_.throughput().split_total,
           [&](long long total) {
             return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
           },
           &counts_, counters.list);
+      ctx_.throughput().split_total = cut.total;
     }
-    if (!alone) ctx_.throughput().split_total = cut.total;
-    // (the stream has drained where split_rows read back: nothing to wait for)
-    if (fingerprinted) SPGEMM_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
     Prints prints;
-    for (int i = 0; i < 3; ++i)
-      if (replicated[i]) prints[static_cast<size_t>(i)] = taken[i];
+    if (!cut.prints.empty()) prints = cut.prints[0];
+    for (size_t c = 0; c + 1 < cut.prints.size(); ++c)
+      for (size_t i = 0; i < 3; ++i)
+        if (cut.prints[c + 1][i] && cut.prints[c + 1][i] != prints[i])
+          fail_replica(static_cast<int>(i), counters.list[c].ctx->device());
     total_ = alone ? -1 : cut.total;
     const long long least =
         settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
@@ -314,14 +318,11 @@ class PartitionedEngine final : public Engine {
 
   // The other GPUs that take a share of the cut's count, each from its
   // replicas of A and B (and D): one per device that has them and may
-  // write the cut's workspace. (Their counts are read before the input
-  // checks' verdict, and before the replicas' fingerprints are compared:
-  // the count's reads stay within the arrays whatever they hold, and a
-  // failed check or comparison fails the analysis.)
-  struct RowCounters {
-    std::vector<std::array<std::optional<MatrixDesc>, 3>> views;
-    std::vector<cuda::RowCounter> list;
-  };
+  // write the cut's workspace; with the input checks on, each also
+  // fingerprints its replicas in the same pass. (Their counts are read
+  // before the input checks' verdict, and before the replicas' fingerprints
+  // are compared: the count's reads stay within the arrays whatever they
+  // hold, and a failed check or comparison fails the analysis.)
   RowCounters row_counters(const Operands& in, const std::vector<Context*>& contexts) {
     RowCounters counters;
     counters.views.reserve(contexts.size());  // (list points into views)
@@ -334,19 +335,37 @@ class PartitionedEngine final : public Engine {
       if (!views[0] || !views[1] || (in.D && !views[2])) continue;
       devices.push_back(on->device());
       const auto& v = counters.views.emplace_back(std::move(views));
-      counters.list.push_back({on, {&*v[0], &*v[1], in.D ? &*v[2] : nullptr}});
+      const MatrixDesc* const replicas[3] = {&*v[0], &*v[1], in.D ? &*v[2] : nullptr};
+      Fingerprints printed;
+      for (int i = 0; i < 3 && ctx_.input_checks(); ++i) printed.m[i] = replicas[i];
+      counters.list.push_back({on, {replicas[0], replicas[1], replicas[2]}, printed});
     }
     return counters;
   }
 
+  // Whether a counter on `device` fingerprints its replicas.
+  static bool printed_by_counter(const RowCounters& counters, int device) {
+    return std::any_of(counters.list.begin(), counters.list.end(), [&](const cuda::RowCounter& c) {
+      return c.ctx->device() == device && c.printed.m[0];
+    });
+  }
+
+  [[noreturn]] static void fail_replica(int operand, int device) {
+    fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[operand]) + "'s replica on device " +
+                                          std::to_string(device) + " differs from it in structure");
+  }
+
   // With the input checks on, the fingerprints of the replicas of A, B and D
-  // on `on`'s device, where it is a GPU other than the handle's: enqueued on
-  // its stream, copied into its pinned stash (analyze_part reads them), no
-  // synchronization (whose wait at times kept the part's thread busy past
-  // the cut: by up to ~100 us in analyses of landmark on two H200s).
-  Taken fingerprint_replicas(const Operands& in, Context* on) {
+  // on `on`'s device, where it is a GPU other than the handle's and no
+  // counter takes them: enqueued on its stream, copied into its pinned stash
+  // (analyze_part reads them), no synchronization (whose wait at times kept
+  // the part's thread busy past the cut: by up to ~100 us in analyses of
+  // landmark on two H200s).
+  Taken fingerprint_replicas(const Operands& in, Context* on, const RowCounters& counters) {
     Taken taken{};
-    if (!on || on->device() == ctx_.device() || !ctx_.input_checks()) return taken;
+    if (!on || on->device() == ctx_.device() || !ctx_.input_checks() ||
+        printed_by_counter(counters, on->device()))
+      return taken;
     const PartScope scope(ctx_, *on);
     entry_.wait_on(on->stream());  // replicas as the caller's stream leaves them, as parts read them
     const auto views = multi::replica_views(in, on->device());
@@ -362,13 +381,11 @@ class PartitionedEngine final : public Engine {
   // The fingerprints of m[0], m[1], m[2] (null: 0) taken on `on`'s stream and
   // copied into its pinned stash there, without a synchronization: readable
   // once a later one has passed the copy.
-  static const unsigned long long* stash_fingerprints(Context& on, const MatrixDesc* const* m) {
+  static void stash_fingerprints(Context& on, const MatrixDesc* const* m) {
     DeviceBuffer<unsigned long long> sums(on, 3);  // (freed in stream order, after the copy)
     cuda::launch_fingerprints<Offset, Col>(on, m, 3, sums.get());
-    void* stash = on.pinned_stash(kPrintsBytes);
-    SPGEMM_CUDA_CHECK(
-        cudaMemcpyAsync(stash, sums.get(), kPrintsBytes, cudaMemcpyDeviceToHost, on.stream()));
-    return static_cast<const unsigned long long*>(stash);
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(on.pinned_stash(kPrintsBytes), sums.get(), kPrintsBytes,
+                                      cudaMemcpyDeviceToHost, on.stream()));
   }
 
   // Part p's analysis (its device current on the calling thread): where it
@@ -397,9 +414,7 @@ class PartitionedEngine final : public Engine {
       for (int i = 0; i < 3; ++i)
         if (replica_prints[static_cast<size_t>(i)] &&
             home_prints[static_cast<size_t>(i)] != taken[i])
-          fail(SPGEMM_STATUS_INVALID_VALUE, std::string(1, "ABD"[i]) + "'s replica on device " +
-                                                std::to_string(part.ctx->device()) +
-                                                " differs from it in structure");
+          fail_replica(i, part.ctx->device());
     }
     const PartScope scope(ctx_, *part.ctx);
     ready_.wait_on(part.stream());

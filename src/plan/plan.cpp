@@ -69,14 +69,6 @@ void require_operand_arrays(const MatrixDesc& m, const char* name) {
   require_aligned_values(m, name);
 }
 
-// Whether two descriptors describe the same CSR structure in the same arrays
-// (C = A * A): checked once.
-bool same_structure(const MatrixDesc& a, const MatrixDesc& b) {
-  return a.row_offsets == b.row_offsets && a.col_ind == b.col_ind && a.rows == b.rows &&
-         a.cols == b.cols && a.nnz == b.nnz && a.offset_type == b.offset_type &&
-         a.index_type == b.index_type && a.base == b.base;
-}
-
 // The backend for operands in `memory` and C in `c_memory`.
 template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory,

@@ -16,17 +16,20 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// A checked operand as the kernel reads it.
+// A structure whose positions the kernel goes through: checked (defects
+// into *found) or fingerprinted (into *print), or both.
 template <class Offset, class Col>
 struct CheckedView {
   const Offset* offsets;
   const Col* cols;
   int64_t rows, num_cols, nnz, base;
+  CsrDefects* found;         // nullptr: not checked
+  unsigned long long* print;  // nullptr: not fingerprinted
 };
 
 template <class Offset, class Col>
 struct CheckedViews {
-  CheckedView<Offset, Col> m[kMaxCheckedOperands];
+  CheckedView<Offset, Col> m[kMaxCheckedOperands + kMaxPrinted];
   int count;
 };
 
@@ -252,7 +255,7 @@ struct MaxOp {
 // on one address queue in L2); the last block to finish sets the gate.
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kThreads)
-    analysis_kernel(CheckedViews<Offset, Col> checks, CsrDefects* found, CountArgs<Offset, Col> c) {
+    analysis_kernel(CheckedViews<Offset, Col> checks, CountArgs<Offset, Col> c) {
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (int i = 0; i < checks.count; ++i) {
@@ -263,16 +266,26 @@ __global__ void __launch_bounds__(kThreads)
     // loads are in flight together (banded:500000:16's cut among devices,
     // checks and count, 244 -> 230 us, H100)
     unsigned long long least[kCsrDefects] = {};
+    unsigned long long print = 0;
 #pragma unroll 4
-    for (int64_t p = thread; p < positions; p += stride)
-      inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
-                           [&](int defect, int64_t at) {
-                             const auto mark = ~static_cast<unsigned long long>(at);
-                             least[defect] = max(least[defect], mark);
-                           });
-    auto* first = reinterpret_cast<unsigned long long*>(found[i].first);
-    for (int d = 0; d < kCsrDefects; ++d)
-      if (least[d]) atomicMax(&first[d], least[d]);
+    for (int64_t p = thread; p < positions; p += stride) {
+      if (m.found)
+        inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
+                             [&](int defect, int64_t at) {
+                               const auto mark = ~static_cast<unsigned long long>(at);
+                               least[defect] = max(least[defect], mark);
+                             });
+      if (m.print) print += fingerprint_position(p, m.rows, m.nnz, m.offsets, m.cols);
+    }
+    if (m.found) {
+      auto* first = reinterpret_cast<unsigned long long*>(m.found->first);
+      for (int d = 0; d < kCsrDefects; ++d)
+        if (least[d]) atomicMax(&first[d], least[d]);
+    }
+    if (m.print) {  // (every thread of the grid is here: the stride is whole warps)
+      for (int d = 16; d > 0; d /= 2) print += __shfl_down_sync(0xffffffffu, print, d);
+      if ((threadIdx.x & 31) == 0 && print) atomicAdd(m.print, print);
+    }
   }
   if (c.rows == 0) return;
 
@@ -350,8 +363,8 @@ __global__ void __launch_bounds__(kThreads)
   __threadfence();  // the last block: every other block's results are visible
   bool clean = true;
   for (int i = 0; i < checks.count; ++i)
-    for (int d = 0; d < kCsrDefects; ++d)
-      clean &= *reinterpret_cast<volatile unsigned long long*>(&found[i].first[d]) == 0;
+    for (int d = 0; d < kCsrDefects && checks.m[i].found; ++d)
+      clean &= *reinterpret_cast<volatile unsigned long long*>(&checks.m[i].found->first[d]) == 0;
   const long long all = *reinterpret_cast<volatile long long*>(&c.stats->total);
   const int longest = *reinterpret_cast<volatile int*>(&c.stats->max);
   c.stats->small_rows =
@@ -376,20 +389,46 @@ Offset extent(const MatrixDesc* m) {
   return m ? static_cast<Offset>(m->nnz) : Offset(0);
 }
 
+template <class Offset, class Col>
+CheckedView<Offset, Col> view_of(const MatrixDesc& m) {
+  return {static_cast<const Offset*>(m.row_offsets), static_cast<const Col*>(m.col_ind),
+          m.rows, m.cols, m.nnz, m.base, nullptr, nullptr};
+}
+
+// The launch's views: the checked operands, and the fingerprinted
+// structures (on a checked operand's view where it is the same).
+template <class Offset, class Col>
+CheckedViews<Offset, Col> views_of(const CheckedOperand* checks, int count, CsrDefects* found,
+                                   const Fingerprints* prints) {
+  CheckedViews<Offset, Col> views{};
+  for (int i = 0; i < count; ++i) {
+    views.m[i] = view_of<Offset, Col>(*checks[i].m);
+    views.m[i].found = &found[i];
+  }
+  views.count = count;
+  for (int k = 0; prints && k < kMaxPrinted; ++k) {
+    if (!prints->m[k] || prints->first_print(k) != k) continue;
+    int at = -1;
+    for (int i = 0; i < count && at < 0; ++i)
+      if (!views.m[i].print && same_structure(*checks[i].m, *prints->m[k])) at = i;
+    if (at < 0) {
+      at = views.count++;
+      views.m[at] = view_of<Offset, Col>(*prints->m[k]);
+    }
+    views.m[at].print = prints->sums + k;
+  }
+  return views;
+}
+
 }  // namespace
 
 template <class Offset, class Col>
 void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrDefects* found,
-                     const TermCount* terms) {
-  CheckedViews<Offset, Col> views{};
-  views.count = count;
+                     const TermCount* terms, const Fingerprints* prints) {
+  const CheckedViews<Offset, Col> views = views_of<Offset, Col>(checks, count, found, prints);
   int64_t work = 0;  // threads with something to do
-  for (int i = 0; i < count; ++i) {
-    const MatrixDesc& m = *checks[i].m;
-    views.m[i] = {static_cast<const Offset*>(m.row_offsets), static_cast<const Col*>(m.col_ind),
-                  m.rows, m.cols, m.nnz, m.base};
-    work = std::max(work, std::max(m.rows + 1, m.nnz));
-  }
+  for (int i = 0; i < views.count; ++i)
+    work = std::max(work, std::max(views.m[i].rows + 1, views.m[i].nnz));
   CountArgs<Offset, Col> c{};
   if (terms) {
     const Operands& in = *terms->in;
@@ -420,7 +459,7 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
   if (work == 0) return;
   auto kernel = analysis_kernel<Offset, Col>;
   const int grid = grid_for(work, kThreads, resident_blocks(kernel, kThreads, 0, ctx.limits()));
-  kernel<<<grid, kThreads, 0, ctx.stream()>>>(views, found, c);
+  kernel<<<grid, kThreads, 0, ctx.stream()>>>(views, c);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -434,7 +473,8 @@ void launch_count_beyond(Context& ctx, const int* terms, int rows, int beyond, i
 
 #define SPGEMM_INSTANTIATE_ANALYSIS(Offset, Col)                                         \
   template void launch_analysis<Offset, Col>(Context&, const CheckedOperand*, int,       \
-                                             CsrDefects*, const TermCount*);
+                                             CsrDefects*, const TermCount*,              \
+                                             const Fingerprints*);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_ANALYSIS)
 
 }  // namespace spgemm::cuda

@@ -7,7 +7,9 @@
 //     work, O(nnz(A));
 //   - optionally their total and maximum, and the small-product gate;
 //   - optionally the number of rows of more than a given number of terms;
-//   - optionally whether B's rows all have strictly increasing columns.
+//   - optionally whether B's rows all have strictly increasing columns;
+//   - optionally the fingerprints (core/csr_checks.hpp) of up to
+//     kMaxPrinted structures, in the checks' pass over their positions.
 // The terms are counted while the checks run, so every index the count
 // follows is clamped into its array: a defective operand gives meaningless
 // counts but never a read outside its arrays, and nothing uses the counts
@@ -85,10 +87,11 @@ void launch_count_beyond(Context& ctx, const int* terms, int rows, int beyond, i
 
 // One launch: the checks of `count` operands into found[0, count) (device
 // memory, zeroed before: there a defect's position p is kept as ~p, so that
-// zero means none; report_csr_defects decodes), and with `terms` the count.
+// zero means none; report_csr_defects decodes), with `terms` the count, with
+// `prints` the fingerprints.
 template <class Offset, class Col>
 void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrDefects* found,
-                     const TermCount* terms);
+                     const TermCount* terms, const Fingerprints* prints = nullptr);
 
 // The verdict on found[0, count) as read back from launch_analysis: throws
 // INVALID_VALUE naming the first defect of the first operand with one.

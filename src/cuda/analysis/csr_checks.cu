@@ -1,33 +1,16 @@
-// The input checks' verdict and the structure fingerprint on the GPU. The
-// checks themselves run in the analysis kernel (analysis.cu), which keeps the
-// first position p of each defect as ~p with a 64-bit atomicMax.
+// The input checks' verdict and the structure fingerprint on the GPU. Both
+// run in the analysis kernel (analysis.cu), which keeps the first position p
+// of each defect as ~p with a 64-bit atomicMax.
 #include "core/csr_checks.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
-#include "cuda/configs/launch.cuh"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace spgemm::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-template <class Offset, class Col>
-__global__ void fingerprint_kernel(int64_t rows, int64_t nnz, const Offset* __restrict__ offsets,
-                                   const Col* __restrict__ cols, unsigned long long* sum) {
-  const int64_t positions = rows + 1 > nnz ? rows + 1 : nnz;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  uint64_t mine = 0;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < positions;
-       i += stride)
-    mine += fingerprint_position(i, rows, nnz, offsets, cols);
-  for (int d = 16; d > 0; d /= 2) mine += __shfl_down_sync(0xffffffffu, mine, d);
-  if (threadIdx.x % 32 == 0) atomicAdd(sum, static_cast<unsigned long long>(mine));
-}
 
 template <class T>
 int64_t read_one(const T* device_array, int64_t at) {
@@ -36,22 +19,14 @@ int64_t read_one(const T* device_array, int64_t at) {
   return static_cast<int64_t>(value);
 }
 
-// A grid-stride grid over max(rows + 1, nnz) positions, at most what is
-// resident at once.
-int grid_for_positions(const Context& ctx, const MatrixDesc& m) {
-  return grid_for(std::max(m.rows + 1, m.nnz), kThreads,
-                  ctx.limits().sm_count * (ctx.limits().max_threads_per_sm / kThreads));
-}
-
 }  // namespace
 
 template <class Offset, class Col>
 void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum) {
-  const cudaStream_t stream = ctx.stream();
-  fingerprint_kernel<<<grid_for_positions(ctx, m), kThreads, 0, stream>>>(
-      m.rows, m.nnz, static_cast<const Offset*>(m.row_offsets),
-      static_cast<const Col*>(m.col_ind), sum);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  Fingerprints print;
+  print.m[0] = &m;
+  print.sums = sum;
+  launch_analysis<Offset, Col>(ctx, nullptr, 0, nullptr, nullptr, &print);
 }
 
 template <class Offset, class Col>

@@ -28,12 +28,13 @@ struct Greatest {
   __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
 };
 
-// What the counting pass reads back: the total, the checks' verdict and
-// (counts kept) B's order.
+// What the counting pass reads back: the total, the checks' verdict,
+// (counts kept) B's order and the fingerprints (RowSplit::prints).
 struct Head {
   long long total;
   unsigned long long b_disorder;
   CsrDefects found[kMaxCheckedOperands];
+  unsigned long long prints[SPGEMM_MAX_DEVICES][kMaxPrinted];
 };
 
 // One cut as the kernels write it (the span fields: RowSplit's, of the part
@@ -232,10 +233,14 @@ void wait_for(cudaStream_t stream, const OwnedEvent& event) {
 // same rows, after `ready` (on the cut's stream: the buffers' allocation,
 // the replicas as the caller's stream left them); the cut's stream then
 // waits for them. Called with the cut's device current.
+// With its fingerprints (by.printed) summed on its device and copied into
+// prints (zeroed: peer atomics are not everywhere).
 template <class Offset, class Col>
 void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* sizes, int* spans,
-                     const OwnedEvent& ready, cudaStream_t cut_stream) {
-  wait_for(by.ctx->stream(), ready);  // (a part's stream is its own, never null)
+                     unsigned long long* prints, const OwnedEvent& ready,
+                     cudaStream_t cut_stream) {
+  const cudaStream_t stream = by.ctx->stream();  // (a part's stream is its own, never null)
+  wait_for(stream, ready);
   OwnedEvent counted(nullptr, cudaEventDestroy);
   {
     const Context::DeviceGuard guard(*by.ctx);
@@ -243,8 +248,20 @@ void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* siz
     if (spans) terms.spans = spans + first;
     terms.first_row = first;
     terms.row_count = rows;
-    launch_analysis<Offset, Col>(*by.ctx, nullptr, 0, nullptr, &terms);
-    counted = marked(by.ctx->stream());
+    Fingerprints printed = by.printed;
+    DeviceBuffer<unsigned long long> sums;  // (freed in stream order, after the copy)
+    const bool printing = printed.m[0] || printed.m[1] || printed.m[2];
+    if (printing) {
+      sums.reallocate(*by.ctx, kMaxPrinted);
+      printed.sums = sums.get();
+      SPGEMM_CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sizeof(*prints) * kMaxPrinted, stream));
+    }
+    launch_analysis<Offset, Col>(*by.ctx, nullptr, 0, nullptr, &terms,
+                                 printing ? &printed : nullptr);
+    if (printing)
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(prints, sums.get(), sizeof(*prints) * kMaxPrinted,
+                                        cudaMemcpyDefault, stream));
+    counted = marked(stream);
   }
   wait_for(cut_stream, counted);
 }
@@ -279,9 +296,11 @@ size_t split_rows_workspace_bytes(int64_t rows, int parts) {
 
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
-                    bool spans, long long expected_total,
+                    const Fingerprints& printed, bool spans, long long expected_total,
                     const std::function<std::vector<double>(long long total)>& shares_for,
                     KeptCounts* kept, const std::vector<RowCounter>& counters) {
+  if (counters.size() >= SPGEMM_MAX_DEVICES)
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: more counters than devices");
   RowSplit split;
   const int64_t rows = in.A->rows;
   const cudaStream_t stream = ctx.stream();
@@ -316,13 +335,18 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   const auto sharing = static_cast<int64_t>(counters.size()) + 1;
   const OwnedEvent ready = sharing > 1 && counted ? marked(stream) : OwnedEvent(nullptr, nullptr);
   terms.row_count = rows / sharing;
-  if (counted || count > 0)
-    launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr);
+  Fingerprints home = printed;
+  home.sums = head->prints[0];
+  const bool printing = printed.m[0] || printed.m[1] || printed.m[2];
+  const bool launched = counted || count > 0 || printing;
+  if (launched)
+    launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr,
+                                 &home);
   for (int64_t i = 1; counted && i < sharing; ++i) {
     const int64_t first = rows * i / sharing;
     count_elsewhere<Offset, Col>(counters[static_cast<size_t>(i - 1)], first,
                                  rows * (i + 1) / sharing - first, products.get(), terms.spans,
-                                 ready, stream);
+                                 head->prints[i], ready, stream);
   }
   if (counted) {
     size_t bytes = scan_temp_bytes(rows);
@@ -334,12 +358,21 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
       launch_cuts<Offset, Col>(ctx, in, before.get(), guessed, spans, guessed_d, cumulative_d);
   }
   std::vector<unsigned char> host(box_bytes);
-  if (counted || count > 0) {
+  if (launched) {
     ctx.read_back(host.data(), box.get(), host.size());
     Head verdict;
     std::memcpy(&verdict, host.data(), sizeof(Head));
     report_csr_defects<Offset, Col>(checks, count, verdict.found);
     split.total = verdict.total;
+    // ctx's fingerprints, then those of the counters that ran
+    const Fingerprints* of[SPGEMM_MAX_DEVICES] = {&printed};
+    for (size_t i = 0; counted && i < counters.size(); ++i) of[i + 1] = &counters[i].printed;
+    for (int64_t i = 0; i < (counted ? sharing : 1); ++i) {
+      std::array<std::optional<uint64_t>, kMaxPrinted> sums;
+      for (int k = 0; k < kMaxPrinted; ++k)
+        if (of[i]->m[k]) sums[static_cast<size_t>(k)] = verdict.prints[i][of[i]->first_print(k)];
+      split.prints.push_back(sums);
+    }
     if (kept && counted)
       *kept = {std::move(products), std::move(widths), b_examined, verdict.b_disorder != 0};
   }
@@ -406,7 +439,7 @@ void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cuda
 
 #define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \
   template RowSplit split_rows<Offset, Col>(Context&, const Operands&, const CheckedOperand*, int, \
-                                            bool, long long,                                      \
+                                            const Fingerprints&, bool, long long,                 \
                                             const std::function<std::vector<double>(long long)>&,  \
                                             KeptCounts*, const std::vector<RowCounter>&);          \
   template void launch_fingerprints<Offset, Col>(Context&, const MatrixDesc* const*, int,         \

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,11 +29,14 @@ namespace spgemm::cuda {
 // of op(A) name, [b_row_first[p], b_row_end[p]) from the least column to the
 // greatest ([0, min(1, rows of B)) for a part without entries), and B's row
 // offsets there, b_begin[p] and b_end[p], as stored.
+// prints: the fingerprints asked of split_rows, those of ctx's pass first,
+// then those of each counter that counted (none of a structure not given).
 struct RowSplit {
   int parts = 0;
   long long total = 0;
   std::vector<long long> row_start, first_product, a_offset, d_offset;
   std::vector<long long> b_row_first, b_row_end, b_begin, b_end;
+  std::vector<std::array<std::optional<uint64_t>, kMaxPrinted>> prints;
 };
 
 // What split_rows's count leaves for the parts' analyses (CountedRows):
@@ -48,12 +52,14 @@ struct KeptCounts {
 
 // Another device that takes a share of split_rows's count: its context,
 // and the operands as it reads them (A, B and D from replicas there, of the
-// operands' shapes). Its stream waits for the cut's (whose state the
-// replicas are read in), and its counts go straight into the cut's
-// workspace (Context::workspace_reachable_from).
+// operands' shapes), and the structures it fingerprints in the same pass
+// (its replicas; printed.sums unused). Its stream waits for the cut's (whose
+// state the replicas are read in), and its counts go straight into the
+// cut's workspace (Context::workspace_reachable_from).
 struct RowCounter {
   Context* ctx;
   Operands in;
+  Fingerprints printed;
 };
 
 // Rows cut so that part p gets (as close as whole rows allow) the share
@@ -67,9 +73,11 @@ struct RowCounter {
 // entry, each >= 0, not all 0. With `kept`, the count's results go there,
 // spans and B's order counted too. The rows' count is shared out evenly
 // among ctx and `counters` (the input checks and B's order stay with ctx).
+// The structures of `printed` (its sums unused) are fingerprinted in ctx's
+// pass, each counter's in its own.
 template <class Offset, class Col>
 RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* checks, int count,
-                    bool spans, long long expected_total,
+                    const Fingerprints& printed, bool spans, long long expected_total,
                     const std::function<std::vector<double>(long long total)>& shares_for,
                     KeptCounts* kept, const std::vector<RowCounter>& counters);
 

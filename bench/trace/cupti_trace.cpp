@@ -52,6 +52,8 @@ std::string short_name(const char* mangled) {
   std::unique_ptr<char, decltype(&std::free)> full(
       abi::__cxa_demangle(mangled, nullptr, nullptr, &status), &std::free);
   std::string name = status == 0 && full ? full.get() : mangled;
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at; (at = name.find(anonymous)) != std::string::npos;) name.erase(at, anonymous.size());
   int depth = 0;
   std::string out;
   for (char ch : name) {  // drop <...> and (...) and everything after the first '('

@@ -48,13 +48,14 @@ class PartitionedEngine final : public Engine {
   std::unique_ptr<Transpose> make_transpose() override { return home_->make_transpose(); }
 
   // (A product run whole with C distributed is one part on the handle's
-  // context: its row offsets of A and C beside home_'s buffers and, during
-  // its analysis, the cut's counts.)
+  // context: its row offsets of A beside home_'s buffers and, during its
+  // analysis, the cut's counts; its block of C is not workspace,
+  // Part::hold_output.)
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<size_t>(shapes.A->rows);
     return home_->workspace_bytes(shapes) +
            cuda::split_rows_workspace_bytes(shapes.A->rows, SPGEMM_MAX_DEVICES) +
-           2 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
+           DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
            DeviceBuffer<unsigned long long>::workspace_bytes(3);  // (the operands' fingerprints)
   }
 
@@ -119,8 +120,8 @@ class PartitionedEngine final : public Engine {
       part.c_nnz = part.engine->symbolic(part.operands(), part.C);
       part.C.nnz = part.c_nnz;
       if (own_c(part) && part.c_nnz <= max_nnz(C)) {
-        part.c_cols.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
-        part.c_values.reallocate(*part.ctx, static_cast<size_t>(part.c_nnz));
+        part.hold_output(part.c_cols, static_cast<size_t>(part.c_nnz));
+        part.hold_output(part.c_values, static_cast<size_t>(part.c_nnz));
       }
       part.done.record(part.stream());
     });

@@ -161,7 +161,18 @@ struct Part : RowRange {
       B = *here;
     else
       place_b_rows(*in.B, !in_place(*in.A));
-    c_offsets.reallocate(*ctx, static_cast<size_t>(rows + 1));
+    hold_output(c_offsets, static_cast<size_t>(rows + 1));
+  }
+
+  // Storage of the part's rows of C, from its context's pool or allocator:
+  // C's blocks are the plan's output, never from a workspace buffer of the
+  // caller's (spgemmPlanSetWorkspace; the handle's context runs the one part
+  // of a product left whole with C distributed), whose size cannot know
+  // nnz(C).
+  template <class T>
+  void hold_output(DeviceBuffer<T>& buffer, size_t count) {
+    const Context::CallScope pool(*ctx, nullptr);
+    buffer.reallocate(*ctx, count);
   }
 
   // The operands' values as they are now (and, read in place, their arrays

@@ -533,9 +533,16 @@ TEST_CASE("operands replicated on the parts' devices: read in place, checked",
     REQUIRE(got.status == SPGEMM_STATUS_SUCCESS);
     CHECK(compare_csr(got.C, reference_spgemm(A, B, 1.0), default_rtol<double>()) == "");
   }
-  // a replica of another structure: refused where it would be read
+  // a replica of another structure: refused where it would be read; also
+  // beside an intact replica of A, where that device counts a share of the
+  // cut's rows and fingerprints its replicas in the same pass
   CHECK(status_with_moved_replica(handle.h, dA, dB, dB, B, B.col_ind.size() / 2, there) ==
         (read_there ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
+  {
+    const Replica intact(dA, A, there);
+    CHECK(status_with_moved_replica(handle.h, dA, dB, dB, B, B.col_ind.size() / 2, there) ==
+          (read_there ? SPGEMM_STATUS_INVALID_VALUE : SPGEMM_STATUS_SUCCESS));
+  }
   // removed: the operands themselves again
   spgemm_ok(spgemmCsrSetReplica(dB.descr, there, nullptr, nullptr, nullptr), "spgemmCsrSetReplica");
   void *offsets = nullptr, *cols = nullptr, *values = nullptr;

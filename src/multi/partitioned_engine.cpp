@@ -55,8 +55,7 @@ class PartitionedEngine final : public Engine {
     const auto rows = static_cast<size_t>(shapes.A->rows);
     return home_->workspace_bytes(shapes) +
            cuda::split_rows_workspace_bytes(shapes.A->rows, SPGEMM_MAX_DEVICES) +
-           DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
-           DeviceBuffer<unsigned long long>::workspace_bytes(3);  // (the operands' fingerprints)
+           DeviceBuffer<Offset>::workspace_bytes(rows + 1);
   }
 
   void check_structures(const CheckedOperand* operands, int count) override {

@@ -232,9 +232,9 @@ void wait_for(cudaStream_t stream, const OwnedEvent& event) {
 // Rows [first, first + rows) counted by `by` into sizes (and spans) at the
 // same rows, after `ready` (on the cut's stream: the buffers' allocation,
 // the replicas as the caller's stream left them); the cut's stream then
-// waits for them. Called with the cut's device current.
-// With its fingerprints (by.printed) summed on its device and copied into
-// prints (zeroed: peer atomics are not everywhere).
+// waits for them; its fingerprints (by.printed) are summed on its device and
+// copied into `prints` (no peer atomics: not every pair of GPUs has them).
+// Called with the cut's device current.
 template <class Offset, class Col>
 void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* sizes, int* spans,
                      unsigned long long* prints, const OwnedEvent& ready,

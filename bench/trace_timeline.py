@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Reads a CUPTI trace written by libspgemm-trace.so (bench/trace/cupti_trace.cpp).
+
+  bench/trace_timeline.py TRACE.csv --kernels
+      every kernel by name and device: launches, median / least / most us
+  bench/trace_timeline.py TRACE.csv --between cudaStreamSynchronize 20 22
+      the timeline from the 20th to the 22nd call of that API (the bench
+      synchronizes before each repetition), one line a record: its start
+      relative to the first, its length (us), who (T<n>: a host thread's API
+      call, G<d>s<s>: device d, stream s), its name and detail (grid x block,
+      bytes). Polls and error queries are left out.
+"""
+import argparse
+import csv
+import statistics
+
+QUIET = ("cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaStreamQuery",
+         "cudaEventElapsedTime", "cudaSetDevice")
+
+
+def load(path):
+    rows = list(csv.DictReader(open(path)))
+    for r in rows:
+        r["s"], r["e"] = int(r["start_ns"]), int(r["end_ns"])
+    rows.sort(key=lambda r: r["s"])
+    return rows
+
+
+def kernels(rows):
+    times = {}
+    for r in rows:
+        if r["kind"] == "kernel":
+            times.setdefault((r["name"], r["device"]), []).append((r["e"] - r["s"]) / 1e3)
+    print(f"{'kernel':40} dev  launches  median_us  least_us  most_us")
+    for (name, device), t in sorted(times.items(), key=lambda kv: -sum(kv[1])):
+        print(f"{name[:40]:40} {device:>3} {len(t):9} {statistics.median(t):10.2f} "
+              f"{min(t):9.2f} {max(t):8.2f}")
+
+
+def between(rows, api, first, last):
+    calls = [i for i, r in enumerate(rows) if r["kind"] == "api" and r["name"].startswith(api)]
+    if last >= len(calls):
+        raise SystemExit(f"only {len(calls)} calls of {api}")
+    a, b = calls[first], calls[last]
+    threads = {}
+    base = rows[a]["s"]
+    for r in rows[a:b + 1]:
+        if r["kind"] == "api":
+            who = "T%d" % threads.setdefault(r["stream"], len(threads))
+            if r["name"].startswith(QUIET):
+                continue
+        else:
+            who = f"G{r['device']}s{r['stream']}"
+        print(f"{(r['s'] - base) / 1e3:10.2f} {(r['e'] - r['s']) / 1e3:8.2f} {who:7} "
+              f"{r['name'][:40]:40} {r['detail']}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("trace")
+    p.add_argument("--kernels", action="store_true")
+    p.add_argument("--between", nargs=3, metavar=("API", "FIRST", "LAST"))
+    args = p.parse_args()
+    rows = load(args.trace)
+    if args.kernels:
+        kernels(rows)
+    if args.between:
+        between(rows, args.between[0], int(args.between[1]), int(args.between[2]))
+
+
+if __name__ == "__main__":
+    main()

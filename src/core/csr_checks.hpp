@@ -91,6 +91,11 @@ struct Fingerprints {
   const MatrixDesc* m[kMaxPrinted] = {};
   unsigned long long* sums = nullptr;
 
+  bool any() const {
+    for (const MatrixDesc* x : m)
+      if (x) return true;
+    return false;
+  }
   // Where m[k]'s fingerprint is summed: the first j with m[j] of its structure.
   int first_print(int k) const {
     for (int j = 0; j < k; ++j)

@@ -346,7 +346,7 @@ class PartitionedEngine final : public Engine {
   // Whether a counter on `device` fingerprints its replicas.
   static bool printed_by_counter(const RowCounters& counters, int device) {
     return std::any_of(counters.list.begin(), counters.list.end(), [&](const cuda::RowCounter& c) {
-      return c.ctx->device() == device && c.printed.m[0];
+      return c.ctx->device() == device && c.printed.any();
     });
   }
 

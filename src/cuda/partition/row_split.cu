@@ -250,7 +250,7 @@ void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* siz
     terms.row_count = rows;
     Fingerprints printed = by.printed;
     DeviceBuffer<unsigned long long> sums;  // (freed in stream order, after the copy)
-    const bool printing = printed.m[0] || printed.m[1] || printed.m[2];
+    const bool printing = printed.any();
     if (printing) {
       sums.reallocate(*by.ctx, kMaxPrinted);
       printed.sums = sums.get();
@@ -337,8 +337,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   terms.row_count = rows / sharing;
   Fingerprints home = printed;
   home.sums = head->prints[0];
-  const bool printing = printed.m[0] || printed.m[1] || printed.m[2];
-  const bool launched = counted || count > 0 || printing;
+  const bool launched = counted || count > 0 || printed.any();
   if (launched)
     launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr,
                                  &home);

@@ -2,16 +2,6 @@
 
 namespace spgemm {
 
-template <class Ready>
-void Crew::spin_until(Ready ready) {
-  const auto until = std::chrono::steady_clock::now() + kCrewSpin;
-  while (std::chrono::steady_clock::now() < until)
-    for (int i = 0; i < 64; ++i) {
-      if (ready()) return;
-      std::this_thread::yield();
-    }
-}
-
 Crew::~Crew() {
   {
     const std::lock_guard<std::mutex> lock(m_);
@@ -44,7 +34,7 @@ void Crew::run(int n, const std::function<void(int)>& body) {
   std::unique_lock<std::mutex> lock(m_);
   take(lock);  // the bodies no crew thread has taken yet
   lock.unlock();
-  spin_until([&] { return running_.load() == 0; });
+  poll_for(kCrewSpin, [&] { return running_.load() == 0; });
   lock.lock();
   done_.wait(lock, [&] { return running_.load() == 0; });
   body_ = nullptr;
@@ -77,7 +67,7 @@ void Crew::serve() {
     const auto called = [&] { return stop_.load() || round_.load() != seen; };
     if (!called()) {
       lock.unlock();
-      spin_until(called);
+      poll_for(kCrewSpin, called);
       lock.lock();
     }
     go_.wait(lock, called);

@@ -25,6 +25,24 @@ namespace spgemm {
 // phase of a split product and the next (20-50 us, spgemm-split-bench), far
 // shorter than a numeric phase that the caller synchronizes with.
 inline constexpr std::chrono::microseconds kCrewSpin{500};
+// How long a body polls for what another body of the same run is making
+// before it sleeps: longer than a split product's cut (0.1-0.5 ms), which
+// the other parts' bodies wait for (a wait on a future put GPU 1's part
+// ~26 us behind the cut, stencil27:64 on two H100s, docs/scaling.md).
+inline constexpr std::chrono::microseconds kCrewAwait{2000};
+
+// Polls (yielding) until ready() holds or `limit` has passed; whether it
+// holds.
+template <class Ready>
+bool poll_for(std::chrono::microseconds limit, Ready&& ready) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until)
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      std::this_thread::yield();
+    }
+  return ready();
+}
 
 class Crew {
  public:
@@ -46,9 +64,6 @@ class Crew {
   // Runs the round's untaken bodies one after the other (m_ held on entry
   // and on return).
   void take(std::unique_lock<std::mutex>& lock);
-  // Polls (yielding) until `ready` or kCrewSpin has passed.
-  template <class Ready>
-  static void spin_until(Ready ready);
 
   std::mutex turn_;  // one run at a time
   std::mutex m_;
@@ -56,7 +71,7 @@ class Crew {
   std::vector<std::thread> threads_;  // n - 1 of them for a run of n bodies
   const std::function<void(int)>* body_ = nullptr;
   std::vector<std::exception_ptr> errors_;
-  // changed under m_; atomic so that spin_until may read them without it
+  // changed under m_; atomic so that poll_for may read them without it
   std::atomic<uint64_t> round_{0};  // bumped by every run
   std::atomic<int> running_{0};
   std::atomic<bool> stop_{false};

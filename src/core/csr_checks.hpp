@@ -59,14 +59,31 @@ SPGEMM_HD inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols
 
 // A fingerprint of a CSR structure (row offsets and column indices): the sum
 // over all positions of a 64-bit mix of (position, value), in any order, so
-// that a kernel can add it up in parallel. Any change of an offset or a column
-// changes it except with probability ~2^-64.
-SPGEMM_HD inline uint64_t fingerprint_term(uint64_t position, uint64_t value,
-                                                    uint64_t array) {
-  uint64_t x = (position * 0x9e3779b97f4a7c15ULL) ^ (value + array * 0xc2b2ae3d27d4eb4fULL);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+// that a kernel can add it up in parallel. The mix is two 32-bit halves,
+// each murmur3's finalizer (a bijection) of the value's low word combined
+// with the position; the high half also takes the value's high word. So a
+// change at one position always changes the sum, and changes at several
+// leave it unchanged with probability ~2^-64. (The 32-bit multiplies cost
+// a third of a 64-bit mix's: the split's cut fingerprinted stencil27:64's
+// 7.3 M positions in ~33 us with three 64-bit multiplies a term, H100;
+// docs/scaling.md.)
+SPGEMM_HD inline uint32_t fingerprint_mix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
+
+SPGEMM_HD inline uint64_t fingerprint_term(uint64_t position, uint64_t value, uint32_t array) {
+  const auto p =
+      static_cast<uint32_t>(position) ^ static_cast<uint32_t>(position >> 32) * 0x2545f491u;
+  const auto low = static_cast<uint32_t>(value);
+  const auto high = static_cast<uint32_t>(value >> 32);
+  const uint32_t lo = fingerprint_mix32(low ^ (p * 0x9e3779b1u + array));
+  const uint32_t hi =
+      fingerprint_mix32((low * 0xcc9e2d51u + high) ^ ((p + array) * 0x1b873593u));
+  return static_cast<uint64_t>(hi) << 32 | lo;
 }
 
 template <class Offset, class Col>

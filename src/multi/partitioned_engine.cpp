@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <optional>
@@ -77,23 +78,28 @@ class PartitionedEngine final : public Engine {
     const int n = static_cast<int>(contexts.size());
     std::vector<Taken> replica_prints(static_cast<size_t>(n));
     Prints home_prints;
+    // the cut's outcome, which the other bodies poll for (core/crew.hpp)
     std::promise<void> cut_made;
     const std::shared_future<void> cut_known = cut_made.get_future().share();
+    std::atomic<bool> cut_settled{false};
     const RowCounters counters = row_counters(in, contexts);
     entry_.record(ctx_.stream());  // what the replicas' fingerprints wait for
     crew_->run(n, [&](int p) {
       Context* on = contexts[static_cast<size_t>(p)];
       if (p > 0) {
         replica_prints[static_cast<size_t>(p)] = fingerprint_replicas(in, on, counters);
+        poll_for(kCrewAwait, [&] { return cut_settled.load(std::memory_order_acquire); });
         cut_known.get();  // (rethrows the cut's failure)
       } else {
         try {
           home_prints = cut_into_parts(in, checks, count, contexts, counters);
         } catch (...) {
           cut_made.set_exception(std::current_exception());
+          cut_settled.store(true, std::memory_order_release);
           throw;
         }
         cut_made.set_value();
+        cut_settled.store(true, std::memory_order_release);
         replica_prints[0] = fingerprint_replicas(in, on, counters);
       }
       if (p < static_cast<int>(parts_.size()))

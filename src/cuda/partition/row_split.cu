@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
 #include "cuda/partition/row_split.hpp"
+#include "cuda/post.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -44,14 +45,18 @@ struct Cut {
   long long col_least, col_greatest, b_row_first, b_row_end, b_begin, b_end;
 };
 
+// Parts a cut is made for at most (split_rows: one per device of a list).
+constexpr int kMaxCutParts = SPGEMM_MAX_DEVICES;
+
 template <class Offset>
 struct CutArgs {
   const long long* before;  // products of the rows before each row boundary, rows + 1
   long long rows;
   int parts;
-  const double* cumulative;  // shares summed up to each cut, 0 ... 1, parts + 1
+  double cumulative[kMaxCutParts + 1];  // shares summed up to each cut, 0 ... 1, parts + 1
   const Offset* a_offsets;
   const Offset* d_offsets;  // nullptr: no D
+  long long* total;         // nullptr, or where the total of products goes
 };
 
 // Thread p finds cut p: the row boundary whose products before it come
@@ -62,6 +67,7 @@ __global__ void cut_kernel(CutArgs<Offset> s, Cut* out) {
   const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p > s.parts) return;
   const long long total = s.before[s.rows];
+  if (p == 0 && s.total) *s.total = total;
   long long row = p == 0 || s.cumulative[p] <= 0.0 ? 0 : s.rows;
   if (p > 0 && p < s.parts && s.cumulative[p] > 0.0 && s.cumulative[p] < 1.0) {
     const double target = s.cumulative[p] * static_cast<double>(total);
@@ -134,6 +140,10 @@ __global__ void b_rows_kernel(const Offset* b_offsets, long long b_rows, long lo
   cut.b_end = static_cast<long long>(b_offsets[cut.b_row_end]);
 }
 
+// The box posted to the host (split_rows's readback without a copy and a
+// synchronization).
+__global__ void post_kernel(DevicePost post) { post_to_host(post); }
+
 template <class Offset>
 __global__ void __launch_bounds__(kThreads)
     shift_kernel(Offset* out, const Offset* in, int64_t n, int64_t delta) {
@@ -171,31 +181,30 @@ size_t scan_temp_bytes(int64_t rows) {
 }
 
 // The cuts of `shares` (each >= 0, not all 0) into cuts_d (parts + 1), and
-// with `spans` the rows of B each part names, on ctx's stream.
+// with `spans` the rows of B each part names, on ctx's stream; with `total`,
+// the total of products there too.
 template <class Offset, class Col>
 void launch_cuts(Context& ctx, const Operands& in, const long long* before,
                  const std::vector<double>& shares, bool spans, Cut* cuts_d,
-                 DeviceBuffer<double>& cumulative_d) {
+                 long long* total = nullptr) {
   const cudaStream_t stream = ctx.stream();
   const int parts = static_cast<int>(shares.size());
+  if (parts > kMaxCutParts) fail(SPGEMM_STATUS_INTERNAL_ERROR, "split_rows: too many parts");
   double sum = 0;
   for (const double share : shares) sum += share;
-  std::vector<double> cumulative(static_cast<size_t>(parts) + 1, 1.0);
+  CutArgs<Offset> args{before,
+                       in.A->rows,
+                       parts,
+                       {},
+                       static_cast<const Offset*>(in.A->row_offsets),
+                       in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr,
+                       total};
   double running = 0;
   for (int p = 0; p < parts; ++p) {
-    cumulative[static_cast<size_t>(p)] = running / sum;
+    args.cumulative[p] = running / sum;
     running += shares[static_cast<size_t>(p)];
   }
-  cumulative_d.reallocate(ctx, cumulative.size());
-  SPGEMM_CUDA_CHECK(cudaMemcpyAsync(cumulative_d.get(), cumulative.data(),
-                                    sizeof(double) * cumulative.size(), cudaMemcpyHostToDevice,
-                                    stream));
-  const CutArgs<Offset> args{before,
-                             in.A->rows,
-                             parts,
-                             cumulative_d.get(),
-                             static_cast<const Offset*>(in.A->row_offsets),
-                             in.D ? static_cast<const Offset*>(in.D->row_offsets) : nullptr};
+  args.cumulative[parts] = 1.0;
   const int blocks = (parts + 1 + kThreads - 1) / kThreads;
   cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d);
   SPGEMM_CUDA_CHECK_LAUNCH();
@@ -290,7 +299,6 @@ size_t split_rows_workspace_bytes(int64_t rows, int parts) {
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
          DeviceBuffer<unsigned char>::workspace_bytes(sizeof(Head) + sizeof(Cut) * (parts + 1)) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
-         DeviceBuffer<double>::workspace_bytes(parts + 1) +
          DeviceBuffer<Cut>::workspace_bytes(parts + 1);  // (cuts made again)
 }
 
@@ -318,7 +326,6 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   DeviceBuffer<unsigned char> box(ctx, box_bytes);
   auto* head = reinterpret_cast<Head*>(box.get());
   auto* guessed_d = reinterpret_cast<Cut*>(box.get() + sizeof(Head));
-  DeviceBuffer<double> cumulative_d;
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(head, 0, sizeof(Head), stream));
   TermCount terms{&in, products.get()};
   const bool b_examined = kept && counted && b_order_worth_examining(*in.B);
@@ -351,14 +358,27 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     size_t bytes = scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx, bytes);
     scan_products(temp.get(), bytes, products.get(), before.get(), rows, stream);
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head->total, before.get() + rows, sizeof(long long),
-                                      cudaMemcpyDeviceToDevice, stream));
-    if (!guessed.empty())
-      launch_cuts<Offset, Col>(ctx, in, before.get(), guessed, spans, guessed_d, cumulative_d);
+    if (guessed.empty())
+      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head->total, before.get() + rows, sizeof(long long),
+                                        cudaMemcpyDeviceToDevice, stream));
+    else
+      launch_cuts<Offset, Col>(ctx, in, before.get(), guessed, spans, guessed_d, &head->total);
   }
   std::vector<unsigned char> host(box_bytes);
-  if (launched) {
+  if (launched && counted && !guessed.empty()) {
+    // the box posted by a kernel behind the cuts (no copy, no synchronization:
+    // ~10 us of the cut's, stencil27:64 on two H100s, docs/scaling.md)
+    const Context::PostBox post = ctx.post_box(box_bytes);
+    post_kernel<<<1, kThreads, 0, stream>>>(
+        {reinterpret_cast<const uint32_t*>(box.get()), static_cast<uint32_t*>(post.data),
+         static_cast<int>(box_bytes / sizeof(uint32_t)), post.ticket_at, post.ticket});
+    SPGEMM_CUDA_CHECK_LAUNCH();
+    ctx.wait_for(post);
+    std::memcpy(host.data(), post.host_data, box_bytes);
+  } else if (launched) {
     ctx.read_back(host.data(), box.get(), host.size());
+  }
+  if (launched) {
     Head verdict;
     std::memcpy(&verdict, host.data(), sizeof(Head));
     report_csr_defects<Offset, Col>(checks, count, verdict.found);
@@ -384,7 +404,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     std::memcpy(cuts.data(), host.data() + sizeof(Head), sizeof(Cut) * cuts.size());
   } else if (counted) {
     DeviceBuffer<Cut> cuts_d(ctx, cuts.size());
-    launch_cuts<Offset, Col>(ctx, in, before.get(), shares, spans, cuts_d.get(), cumulative_d);
+    launch_cuts<Offset, Col>(ctx, in, before.get(), shares, spans, cuts_d.get());
     ctx.read_back(cuts.data(), cuts_d.get(), sizeof(Cut) * cuts.size());
   }
   for (const Cut& c : cuts) {

@@ -192,7 +192,6 @@ class CudaEngine final : public Engine {
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
-    symbolic_started_ = false;
     // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
@@ -250,6 +249,7 @@ class CudaEngine final : public Engine {
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int rows = static_cast<int>(in.A->rows);
+    const cudaStream_t stream = ctx_.stream();
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = buffers_.summary;
     written_ = {};
@@ -266,20 +266,25 @@ class CudaEngine final : public Engine {
     }
     if (symbolic_schedule_.single_bin >= 0)
       return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
-    if (!symbolic_started_) launch_binned_symbolic(in, c);
-    symbolic_started_ = false;
+    // Rows without products are not binned: their count stays 0.
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
+    BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
+    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, nullptr,
+                                 fork.streams());
+    fork.done();
+    const auto base = static_cast<Offset>(c.base);
+    total_and_scan(offsets, rows, base, &summary->nnz, stream);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
+    bin_rows(ctx_.limits(), sizes_from_offsets(offsets, buffers_.terms), rows,
+             numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
+             buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1, nullptr,
                          summary->draws};
     return host.nnz;
-  }
-
-  bool start_symbolic(const Operands& in, MatrixDesc& c) override {
-    if (symbolic_schedule_.live_rows || symbolic_schedule_.single_bin >= 0) return false;
-    launch_binned_symbolic(in, c);
-    symbolic_started_ = true;
-    return true;
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha,
@@ -322,28 +327,6 @@ class CudaEngine final : public Engine {
       }
     }
   };
-
-  // The binned symbolic phase up to the summary's readback: C's offsets,
-  // nnz(C) and the rows binned for the numeric phase, on the device.
-  void launch_binned_symbolic(const Operands& in, MatrixDesc& c) {
-    const int rows = static_cast<int>(in.A->rows);
-    const cudaStream_t stream = ctx_.stream();
-    auto* offsets = static_cast<Offset*>(c.row_offsets);
-    Summary* summary = buffers_.summary;
-    // Rows without products are not binned: their count stays 0.
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
-    BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
-    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
-                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, nullptr,
-                                 fork.streams());
-    fork.done();
-    total_and_scan(offsets, rows, static_cast<Offset>(c.base), &summary->nnz, stream);
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(ctx_.limits(), sizes_from_offsets(offsets, buffers_.terms), rows,
-             numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
-             buffers_.numeric_rows, stream);
-  }
 
   // The symbolic phase of a small product: one kernel over all rows (behind
   // the gate if the schedule has one) whose last block writes C's offsets,
@@ -568,7 +551,6 @@ class CudaEngine final : public Engine {
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;
-  bool symbolic_started_ = false;  // the binned symbolic phase launched (start_symbolic)
 };
 
 }  // namespace

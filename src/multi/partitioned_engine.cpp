@@ -68,8 +68,8 @@ class PartitionedEngine final : public Engine {
   // The cut on the handle's device, on the caller's thread; meanwhile each
   // part on another device fingerprints the replicas it is to read in place
   // (with the input checks on), to be compared with the operands' own
-  // fingerprints taken with the cut. Then every part analyzes its rows and
-  // starts its symbolic phase at once (the plan's C given: analyze_part).
+  // fingerprints taken with the cut. Then every part analyzes its rows at
+  // once.
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     retire_parts();
     rows_ = in.A->rows;
@@ -431,13 +431,6 @@ class PartitionedEngine final : public Engine {
     if (counted) operands.counted = &*counted;
     part.engine->analyze(operands, nullptr, 0);
     part.counted.record(part.stream());  // (what the release of counts_ waits for)
-    // its symbolic phase launched at once, into its own offsets of C:
-    // spgemmSymbolic then only waits for it, and no part's waits for the
-    // others' analyses and the caller's next call
-    if (in.C) {
-      part.describe_c(*in.C);
-      part.engine->start_symbolic(operands, part.C);
-    }
   }
 
   // The cut's counts given back (on the handle's stream) once every part

@@ -37,9 +37,6 @@ struct Operands {
   int64_t products = -1;
   // The rows' counts where known before analyze (nullptr: not known).
   const CountedRows* counted = nullptr;
-  // C's descriptor as the plan has it at analyze (its types and index base;
-  // nullptr: not given), for an engine that starts its symbolic phase there.
-  const MatrixDesc* C = nullptr;
 };
 
 // One row block of a product split among devices or computed in chunks
@@ -84,11 +81,6 @@ class Engine {
   // the symbolic phase's synchronization (small products: analyze then does
   // not synchronize at all), which then throws INVALID_VALUE for a defect.
   virtual void analyze(const Operands& in, const CheckedOperand* checks, int count) = 0;
-  // After analyze: launches the symbolic phase into C.row_offsets without
-  // waiting for it, where the engine can; symbolic(), with the same C, then
-  // only waits for it. Whether it did (a product split among devices starts
-  // its parts' at analysis: src/multi/).
-  virtual bool start_symbolic(const Operands& /*in*/, MatrixDesc& /*C*/) { return false; }
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
   // INVALID_VALUE: a defect found by analyze's input checks; C is untouched
   // and the plan must be analyzed again.

@@ -54,7 +54,7 @@ class Plan {
   // op(A) and op(B) as the engine computes on them.
   Operands operands() const {
     return {transposed_a_ ? &transposed_a_->desc() : A_,
-            transposed_b_ ? &transposed_b_->desc() : B_, D_, -1, nullptr, C_};
+            transposed_b_ ? &transposed_b_->desc() : B_, D_};
   }
 
   std::shared_ptr<Context> ctx_;

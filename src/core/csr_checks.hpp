@@ -63,9 +63,9 @@ SPGEMM_HD inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols
 // each murmur3's finalizer (a bijection) of the value's low word combined
 // with the position; the high half also takes the value's high word. So a
 // change at one position always changes the sum, and changes at several
-// leave it unchanged with probability ~2^-64. (Four 32-bit multiplies a
-// term instead of three 64-bit ones: the split's cut kernel on stencil27:64
-// took 116 us instead of 120 on GPU 0, two H100s, traced; docs/scaling.md.)
+// leave it unchanged with probability ~2^-64. (32-bit multiplies only,
+// instead of three 64-bit ones: the split's cut kernel on stencil27:64 took
+// 116 us instead of 120 on GPU 0, two H100s, traced; docs/scaling.md.)
 SPGEMM_HD inline uint32_t fingerprint_mix32(uint32_t h) {
   h ^= h >> 16;
   h *= 0x85ebca6bu;

@@ -238,6 +238,7 @@ class CudaEngine final : public Engine {
     bin_symbolic(rows);
     if (count == 0 && !stats_read) {
       schedule_binned(nullptr);
+      if (counted) symbolic_schedule_.most_terms = counted->most_terms;
       return;
     }
     const Summary host = ctx_.read_back(summary);

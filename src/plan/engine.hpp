@@ -8,6 +8,7 @@
 #include "core/matrix.hpp"
 #include "plan/transpose.hpp"
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,6 +24,7 @@ struct CountedRows {
   const int* spans = nullptr;  // TermCount::spans (nullptr: not counted)
   bool b_examined = false;     // B's order examined (TermCount::b_disorder),
   bool b_disordered = false;   // and found not strictly increasing
+  int most_terms = INT_MAX;    // no row has more terms (INT_MAX: not known)
 };
 
 // The operands of one product as the engine sees them (already transposed

@@ -53,6 +53,9 @@ struct Schedule {
   int single_bin = -1;
   const int* live_rows = nullptr;
   unsigned* draws = nullptr;  // binned: a row counter per bin (draw_row), zeroed
+  // without host counts: no row has more terms, and bins that cannot hold
+  // such rows (bin_may_hold) are not launched (INT_MAX: any row)
+  int most_terms = INT_MAX;
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others
@@ -81,7 +84,11 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
   }
   int launch = 0;
   auto visit = [&](int bin) {
-    const int n = s.host_counts ? s.host_counts->count[bin] : rows;
+    int n = rows;
+    if (s.host_counts)
+      n = s.host_counts->count[bin];
+    else if (!bin_may_hold(layout.thresholds, bin, s.most_terms))
+      n = 0;
     if (n > 0)
       f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, s.draws ? s.draws + bin : nullptr), n,
         streams.of(launch++));
@@ -95,7 +102,8 @@ inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
   if (s.single_bin >= 0) return 1;
   int launches = 0;
   for (int bin = 0; bin < layout.bins(); ++bin)
-    launches += !s.host_counts || s.host_counts->count[bin] > 0;
+    launches += s.host_counts ? s.host_counts->count[bin] > 0
+                              : bin_may_hold(layout.thresholds, bin, s.most_terms);
   return launches;
 }
 

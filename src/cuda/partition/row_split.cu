@@ -29,13 +29,20 @@ struct Greatest {
   __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
 };
 
+// What one share of the count leaves for the readback: its fingerprints
+// (RowSplit::prints) and its rows' statistics (the most terms of a row).
+struct ShareResults {
+  unsigned long long prints[kMaxPrinted];
+  ProductStats stats;
+};
+
 // What the counting pass reads back: the total, the checks' verdict,
-// (counts kept) B's order and the fingerprints (RowSplit::prints).
+// (counts kept) B's order, and each share's results (the handle's first).
 struct Head {
   long long total;
   unsigned long long b_disorder;
   CsrDefects found[kMaxCheckedOperands];
-  unsigned long long prints[SPGEMM_MAX_DEVICES][kMaxPrinted];
+  ShareResults shares[SPGEMM_MAX_DEVICES];
 };
 
 // One cut as the kernels write it (the span fields: RowSplit's, of the part
@@ -241,13 +248,12 @@ void wait_for(cudaStream_t stream, const OwnedEvent& event) {
 // Rows [first, first + rows) counted by `by` into sizes (and spans) at the
 // same rows, after `ready` (on the cut's stream: the buffers' allocation,
 // the replicas as the caller's stream left them); the cut's stream then
-// waits for them; its fingerprints (by.printed) are summed on its device and
-// copied into `prints` (no peer atomics: not every pair of GPUs has them).
-// Called with the cut's device current.
+// waits for them; its fingerprints (by.printed) and statistics are made on
+// its device and copied into `results` (no peer atomics: not every pair of
+// GPUs has them). Called with the cut's device current.
 template <class Offset, class Col>
 void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* sizes, int* spans,
-                     unsigned long long* prints, const OwnedEvent& ready,
-                     cudaStream_t cut_stream) {
+                     ShareResults* results, const OwnedEvent& ready, cudaStream_t cut_stream) {
   const cudaStream_t stream = by.ctx->stream();  // (a part's stream is its own, never null)
   wait_for(stream, ready);
   OwnedEvent counted(nullptr, cudaEventDestroy);
@@ -257,19 +263,16 @@ void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* siz
     if (spans) terms.spans = spans + first;
     terms.first_row = first;
     terms.row_count = rows;
+    // (freed in stream order, after the copy)
+    DeviceBuffer<ShareResults> made(*by.ctx, 1);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(made.get(), 0, sizeof(ShareResults), stream));
+    terms.stats = &made.get()->stats;
     Fingerprints printed = by.printed;
-    DeviceBuffer<unsigned long long> sums;  // (freed in stream order, after the copy)
-    const bool printing = printed.any();
-    if (printing) {
-      sums.reallocate(*by.ctx, kMaxPrinted);
-      printed.sums = sums.get();
-      SPGEMM_CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, sizeof(*prints) * kMaxPrinted, stream));
-    }
+    printed.sums = made.get()->prints;
     launch_analysis<Offset, Col>(*by.ctx, nullptr, 0, nullptr, &terms,
-                                 printing ? &printed : nullptr);
-    if (printing)
-      SPGEMM_CUDA_CHECK(cudaMemcpyAsync(prints, sums.get(), sizeof(*prints) * kMaxPrinted,
-                                        cudaMemcpyDefault, stream));
+                                 printed.any() ? &printed : nullptr);
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(results, made.get(), sizeof(ShareResults),
+                                      cudaMemcpyDefault, stream));
     counted = marked(stream);
   }
   wait_for(cut_stream, counted);
@@ -291,7 +294,7 @@ std::vector<double> checked_shares(
 std::optional<CountedRows> KeptCounts::from(int64_t first_row) const {
   if (!terms.get()) return std::nullopt;
   return CountedRows{terms.get() + first_row, spans.get() ? spans.get() + first_row : nullptr,
-                     b_examined, b_disordered};
+                     b_examined, b_disordered, most_terms};
 }
 
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
@@ -342,8 +345,9 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   const auto sharing = static_cast<int64_t>(counters.size()) + 1;
   const OwnedEvent ready = sharing > 1 && counted ? marked(stream) : OwnedEvent(nullptr, nullptr);
   terms.row_count = rows / sharing;
+  terms.stats = &head->shares[0].stats;
   Fingerprints home = printed;
-  home.sums = head->prints[0];
+  home.sums = head->shares[0].prints;
   const bool launched = counted || count > 0 || printed.any();
   if (launched)
     launch_analysis<Offset, Col>(ctx, checks, count, head->found, counted ? &terms : nullptr,
@@ -352,7 +356,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     const int64_t first = rows * i / sharing;
     count_elsewhere<Offset, Col>(counters[static_cast<size_t>(i - 1)], first,
                                  rows * (i + 1) / sharing - first, products.get(), terms.spans,
-                                 head->prints[i], ready, stream);
+                                 &head->shares[i], ready, stream);
   }
   if (counted) {
     size_t bytes = scan_temp_bytes(rows);
@@ -390,11 +394,16 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     for (int64_t i = 0; i < (counted ? sharing : 1); ++i) {
       std::array<std::optional<uint64_t>, kMaxPrinted> sums;
       for (int k = 0; k < kMaxPrinted; ++k)
-        if (of[i]->m[k]) sums[static_cast<size_t>(k)] = verdict.prints[i][of[i]->first_print(k)];
+        if (of[i]->m[k])
+          sums[static_cast<size_t>(k)] = verdict.shares[i].prints[of[i]->first_print(k)];
       split.prints.push_back(sums);
     }
+    int most_terms = 0;
+    for (int64_t i = 0; counted && i < sharing; ++i)
+      most_terms = std::max(most_terms, verdict.shares[i].stats.max);
     if (kept && counted)
-      *kept = {std::move(products), std::move(widths), b_examined, verdict.b_disorder != 0};
+      *kept = {std::move(products), std::move(widths), b_examined, verdict.b_disorder != 0,
+               most_terms};
   }
   const std::vector<double> shares = checked_shares(shares_for, split.total);
   const int parts = static_cast<int>(shares.size());

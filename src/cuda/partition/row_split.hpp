@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -41,11 +42,13 @@ struct RowSplit {
 
 // What split_rows's count leaves for the parts' analyses (CountedRows):
 // every row's terms and, where B's order was examined, the width of its
-// columns' range, on the cut's device; B's order as found.
+// columns' range, on the cut's device; B's order as found; the most terms
+// of a row.
 struct KeptCounts {
   DeviceBuffer<int> terms, spans;  // spans empty: not counted
   bool b_examined = false;
   bool b_disordered = false;
+  int most_terms = INT_MAX;
   // The counts of the rows from first_row on (none kept: nullopt).
   std::optional<CountedRows> from(int64_t first_row) const;
 };

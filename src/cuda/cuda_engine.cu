@@ -336,11 +336,9 @@ class CudaEngine final : public Engine {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
-    const DevicePost post{reinterpret_cast<const uint32_t*>(summary),
-                          static_cast<uint32_t*>(box.data), sizeof(Summary) / sizeof(uint32_t),
-                          box.ticket_at, box.ticket};
     const SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
-                                     &summary->symbolic_blocks_done, post};
+                                     &summary->symbolic_blocks_done,
+                                     post_into(box, summary, sizeof(Summary))};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, &finish,

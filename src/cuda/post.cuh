@@ -4,6 +4,9 @@
 // stream synchronization of a readback.
 #pragma once
 
+#include "core/context.hpp"
+
+#include <cstddef>
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -15,6 +18,13 @@ struct DevicePost {
   unsigned long long* ticket_at = nullptr;
   unsigned long long ticket = 0;
 };
+
+// The post of `bytes` (a multiple of 4) at `from` into `box`
+// (Context::post_box of at least that many bytes).
+inline DevicePost post_into(const Context::PostBox& box, const void* from, size_t bytes) {
+  return {static_cast<const uint32_t*>(from), static_cast<uint32_t*>(box.data),
+          static_cast<int>(bytes / sizeof(uint32_t)), box.ticket_at, box.ticket};
+}
 
 // Block-collective, by the block that finishes the work: its and every
 // earlier write (made visible to it device-wide) reach the host before the

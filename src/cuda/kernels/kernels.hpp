@@ -70,6 +70,13 @@ struct LaunchStreams {
   }
 };
 
+// Whether a binned schedule launches bin `bin`: one with rows, where the
+// host knows the counts; else one that can hold the rows (bin_may_hold).
+inline bool launches_bin(const BinLayout& layout, const Schedule& s, int bin) {
+  return s.host_counts ? s.host_counts->count[bin] > 0
+                       : bin_may_hold(layout.thresholds, bin, s.most_terms);
+}
+
 // Calls f(bin, RowSet, rows in the set, stream) for every launch of the
 // schedule; bin layout.dense_bin() is the dense-window bin, those after it
 // the sort bins. The bins of the longest rows come first (the dense bin,
@@ -84,12 +91,8 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
   }
   int launch = 0;
   auto visit = [&](int bin) {
-    int n = rows;
-    if (s.host_counts)
-      n = s.host_counts->count[bin];
-    else if (!bin_may_hold(layout.thresholds, bin, s.most_terms))
-      n = 0;
-    if (n > 0)
+    const int n = s.host_counts ? s.host_counts->count[bin] : rows;
+    if (n > 0 && launches_bin(layout, s, bin))
       f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, s.draws ? s.draws + bin : nullptr), n,
         streams.of(launch++));
   };
@@ -101,9 +104,7 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
 inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
   if (s.single_bin >= 0) return 1;
   int launches = 0;
-  for (int bin = 0; bin < layout.bins(); ++bin)
-    launches += s.host_counts ? s.host_counts->count[bin] > 0
-                              : bin_may_hold(layout.thresholds, bin, s.most_terms);
+  for (int bin = 0; bin < layout.bins(); ++bin) launches += launches_bin(layout, s, bin);
   return launches;
 }
 

@@ -369,21 +369,20 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
       launch_cuts<Offset, Col>(ctx, in, before.get(), guessed, spans, guessed_d, &head->total);
   }
   std::vector<unsigned char> host(box_bytes);
-  if (launched && counted && !guessed.empty()) {
-    // the box posted by a kernel behind the cuts, without a copy and a
-    // stream synchronization (from the scan's start to the host's having
-    // the cut: 35 -> 23 us, stencil27:64 on two H100s, traced, docs/scaling.md)
-    const Context::PostBox post = ctx.post_box(box_bytes);
-    post_kernel<<<1, kThreads, 0, stream>>>(
-        {reinterpret_cast<const uint32_t*>(box.get()), static_cast<uint32_t*>(post.data),
-         static_cast<int>(box_bytes / sizeof(uint32_t)), post.ticket_at, post.ticket});
-    SPGEMM_CUDA_CHECK_LAUNCH();
-    ctx.wait_for(post);
-    std::memcpy(host.data(), post.host_data, box_bytes);
-  } else if (launched) {
-    ctx.read_back(host.data(), box.get(), host.size());
-  }
   if (launched) {
+    if (counted && !guessed.empty()) {
+      // the box posted by a kernel behind the cuts, without a copy and a
+      // stream synchronization (from the scan's start to the host's having
+      // the cut: 35 -> 23 us, stencil27:64 on two H100s, traced,
+      // docs/scaling.md)
+      const Context::PostBox post = ctx.post_box(box_bytes);
+      post_kernel<<<1, kThreads, 0, stream>>>(post_into(post, box.get(), box_bytes));
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      ctx.wait_for(post);
+      std::memcpy(host.data(), post.host_data, box_bytes);
+    } else {
+      ctx.read_back(host.data(), box.get(), host.size());
+    }
     Head verdict;
     std::memcpy(&verdict, host.data(), sizeof(Head));
     report_csr_defects<Offset, Col>(checks, count, verdict.found);

@@ -90,8 +90,9 @@ struct OffsetsAndTotal {
 // analyze's buffers, carved from one allocation (each pool allocation costs
 // the host about a microsecond, which small products feel): the summary, the
 // rows of both phases' bins, the terms of every row of C (the analysis
-// counts them; both phases bin by them) and the width of their columns'
-// range (TermCount::spans; the symbolic phase's binning may use it).
+// counts them; both phases bin by them) and the width and first column of
+// their columns' range (TermCount::spans, span_firsts; the symbolic phase's
+// binning and its bitmasks over ranges may use them).
 class AnalysisBuffers {
  public:
   Summary* summary = nullptr;
@@ -99,9 +100,10 @@ class AnalysisBuffers {
   int* numeric_rows = nullptr;
   int* terms = nullptr;
   int* spans = nullptr;
+  int* span_firsts = nullptr;
 
   static size_t bytes(int rows) {
-    return Arena::round_up(sizeof(Summary)) + 4 * Arena::round_up(sizeof(int) * rows);
+    return Arena::round_up(sizeof(Summary)) + 5 * Arena::round_up(sizeof(int) * rows);
   }
   // Gives back the previous buffers first (never two at once).
   void reallocate(Context& ctx, int rows) {
@@ -109,7 +111,7 @@ class AnalysisBuffers {
     unsigned char* at = block_.get();
     summary = reinterpret_cast<Summary*>(at);
     at += Arena::round_up(sizeof(Summary));
-    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans};
+    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans, &span_firsts};
     for (int** array : arrays) {
       *array = reinterpret_cast<int*>(at);
       at += Arena::round_up(sizeof(int) * rows);
@@ -218,6 +220,9 @@ class CudaEngine final : public Engine {
                      static_cast<long long>(rows) >
                          static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
     if (spans_counted_) terms.spans = buffers_.spans;
+    // (counts made before bring no first columns: no bitmasks over ranges)
+    ranges_counted_ = spans_counted_ && !counted;
+    if (ranges_counted_) terms.span_firsts = buffers_.span_firsts;
     mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
     if (mask_cap_.rows_beyond) {
       terms.rows_beyond = &summary->rows_beyond;
@@ -272,8 +277,8 @@ class CudaEngine final : public Engine {
     BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, nullptr,
-                                 fork.streams());
+                                 rows, lanes_, buffers_.terms, symbolic_ranges(),
+                                 symbolic_schedule_, offsets, nullptr, fork.streams());
     fork.done();
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
@@ -341,8 +346,8 @@ class CudaEngine final : public Engine {
                                      post_into(box, summary, sizeof(Summary))};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, buffers_.terms, symbolic_schedule_, offsets, &finish,
-                                 LaunchStreams{ctx_.stream()});
+                                 rows, lanes_, buffers_.terms, SymbolicRanges{},
+                                 symbolic_schedule_, offsets, &finish, LaunchStreams{ctx_.stream()});
     ctx_.wait_for(box);
     Summary host;
     std::memcpy(&host, box.host_data, sizeof(Summary));
@@ -416,6 +421,13 @@ class CudaEngine final : public Engine {
     sizes.mask_cap = mask_cap_;
     bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
+  }
+
+  // The binned symbolic phase's column ranges, where the analysis found
+  // them.
+  SymbolicRanges symbolic_ranges() const {
+    if (!ranges_counted_) return {};
+    return {buffers_.spans, buffers_.span_firsts, &buffers_.summary->b_disorder};
   }
 
   // The schedule of the binned rows; with the bins' counts on the host
@@ -542,6 +554,7 @@ class CudaEngine final : public Engine {
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
   bool spans_counted_ = false;     // by analyze (TermCount::spans)
+  bool ranges_counted_ = false;    // by analyze (spans and TermCount::span_firsts)
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   AnalysisBuffers buffers_;
   BinCounts symbolic_counts_{};  // where analyze read them back

@@ -3,6 +3,7 @@
 // (tests/support/compare.hpp), on every family of small_test_suite().
 #include "catch_main_skip.hpp"
 #include "compare.hpp"
+#include "csr_defects.hpp"
 #include "device_product.hpp"
 #include "generators.hpp"
 #include "random.hpp"
@@ -215,6 +216,32 @@ TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", 
   const auto A = uniform_random(30001, 30001, 9, 51);
   check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(A),
                           TestType(1.25), "30001 rows, small");
+}
+
+// The symbolic phase's warps mark a binned row's columns in a bitmask over
+// their range where B's rows are sorted and the range fits the bits of the
+// row's table (kernels/symbolic.cu's SymbolicRanges; the analysis finds the
+// ranges for C of more than kSpanMinRowsPerSM rows per SM: 70000 rows, on
+// devices of up to 273 SMs). B's row r holds columns r, r + 5, ..., r + 300:
+// rows of A with one entry take a warp (61 terms over 301 columns), every
+// 35th row of A has five and takes a block (305 terms), which hashes; then
+// B with its rows reversed, whose ranges are not used.
+TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[gpu]", float,
+                   double) {
+  Handle handle;
+  constexpr int n = 70000;
+  Rng rng(61);
+  HostCsr<double> A = to_fill(n, n), B = to_fill(n, n);
+  for (int r = 0; r < n; ++r) {
+    std::vector<int32_t> a_cols, b_cols;
+    for (int c = r; c < n && c < r + (r % 35 == 0 ? 5 : 1); ++c) a_cols.push_back(c);
+    for (int c = r; c < n && c <= r + 300; c += 5) b_cols.push_back(c);
+    append_row(A, a_cols, rng);
+    append_row(B, b_cols, rng);
+  }
+  const auto a = convert_values<TestType>(A), b = convert_values<TestType>(B);
+  check_product<TestType>(handle.h, a, b, TestType(1.5), "rows of B sorted");
+  check_product<TestType>(handle.h, a, with_reversed_rows(b), TestType(1.5), "rows of B reversed");
 }
 
 // How a hash row of the numeric phase comes out in column order, then the

@@ -47,6 +47,7 @@ struct CountArgs {
   int gate_max_row;
   unsigned long long* b_disorder;  // nullptr: B's order not examined
   int* spans;            // nullptr: not asked for (TermCount::spans)
+  int* span_firsts;      // nullptr: not asked for (TermCount::span_firsts)
   int* rows_beyond;      // nullptr: not asked for (TermCount::rows_beyond)
   int beyond_terms;
 };
@@ -344,6 +345,7 @@ __global__ void __launch_bounds__(kThreads)
       if (c.spans) {
         const long long width = range.hi >= range.lo ? range.hi - range.lo + 1 : 0;
         c.spans[row] = width > INT_MAX ? INT_MAX : static_cast<int>(width);
+        if (c.span_firsts) c.span_firsts[row] = width > 0 ? static_cast<int>(range.lo) : 0;
       }
       total += terms;
       most = max(most, size);
@@ -460,7 +462,7 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(rows),
          analysis_rows_per_warp(rows, entries, ctx.limits()), terms->sizes, terms->stats,
-         terms->gate_max_row, terms->b_disorder, terms->spans,
+         terms->gate_max_row, terms->b_disorder, terms->spans, terms->span_firsts,
          terms->rows_beyond, terms->beyond_terms};
     c.A.offsets += first;  // (offsets stay positions in A's and D's whole arrays)
     if (c.D.offsets) c.D.offsets += first;

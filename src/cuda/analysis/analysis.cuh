@@ -63,6 +63,9 @@ struct TermCount {
   // b_disorder reads 0 every row of B lies within its ends, so the row of C
   // has at most that many entries (binning.cuh's RowSizes).
   int* spans = nullptr;
+  // If set (with spans): span_firsts[i] = that range's least column (0 for
+  // a row without terms).
+  int* span_firsts = nullptr;
   // If set (zeroed before): *rows_beyond = the number of rows of more than
   // beyond_terms terms (binning.cuh's MaskCap).
   int* rows_beyond = nullptr;

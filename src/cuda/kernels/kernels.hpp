@@ -108,6 +108,17 @@ inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
   return launches;
 }
 
+// The rows whose columns the symbolic phase may mark in a bitmask over
+// their range instead of a hash set, where the range fits the bits of their
+// table: firsts[row] and widths[row], the range as the analysis measured it
+// (TermCount::span_firsts, spans), exact where B's rows are sorted
+// (*b_disorder == 0). widths nullptr: none.
+struct SymbolicRanges {
+  const int* widths = nullptr;
+  const int* firsts = nullptr;
+  const unsigned long long* b_disorder = nullptr;
+};
+
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
 // left out have no products); with `small` (a single-bin schedule) the
 // kernel's last block then turns them into C's offsets
@@ -116,8 +127,9 @@ inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const int* terms, const Schedule& schedule, Offset* row_nnz,
-                     const SmallFinish<Offset>* small, const LaunchStreams& streams);
+                     const int* terms, SymbolicRanges ranges, const Schedule& schedule,
+                     Offset* row_nnz, const SmallFinish<Offset>* small,
+                     const LaunchStreams& streams);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse

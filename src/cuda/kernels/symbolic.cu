@@ -40,15 +40,18 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
 // one word per slot, configs/bins.hpp) a bitmask over all of them in its
 // place: a bit per column, no hashing, no probing, counted at the end.
 // Match (warp groups only): rows of at most kSymbolicMatchTerms terms are
-// counted without a table (distinct_in_warp). Finish (a small product's
-// single launch over all rows): the last block to finish turns the counts
-// into C's row offsets. Both are compiled apart, so that the other launches
-// keep their code and registers.
-template <Group G, bool Addend, bool Finish, bool Match, class Offset, class Col>
+// counted without a table (distinct_in_warp). Ranged (warp groups only):
+// where B's columns do not fit, a row whose columns' range does
+// (SymbolicRanges) gets a bitmask over that range. Finish (a small
+// product's single launch over all rows): the last block to finish turns
+// the counts into C's row offsets. All are compiled apart, so that the
+// other launches keep their code and registers.
+template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int mask_words, int lanes, const int* __restrict__ terms,
-                                     Offset* __restrict__ row_nnz, SmallFinish<Offset> finish) {
+                                     SymbolicRanges ranges, Offset* __restrict__ row_nnz,
+                                     SmallFinish<Offset> finish) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -64,6 +67,11 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
   auto* mask = reinterpret_cast<uint32_t*>(keys);
+  bool ranged = false;
+  if constexpr (Ranged) {
+    static_assert(G == Group::warp, "ranges are for rows of warps");
+    ranged = mask_words == 0 && *ranges.b_disorder == 0;
+  }
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     if constexpr (Match) {
@@ -74,24 +82,31 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
         continue;
       }
     }
-    if (mask_words > 0) {
-      for (int s = rank; s < mask_words; s += threads) mask[s] = 0;
+    // the bitmask's first column and words (none: the hash set)
+    int first = 0, words = mask_words;
+    if (ranged && ranges.widths[row] <= 32 * table) {
+      first = ranges.firsts[row];
+      words = (ranges.widths[row] + 31) / 32;
+    }
+    if (words > 0) {
+      for (int s = rank; s < words; s += threads) mask[s] = 0;
     } else {
       for (int s = rank; s < table; s += threads) keys[s] = kEmptyKey;
     }
     if (rank == 0) *counter = 0;
     group.sync();
     int inserted = 0;
-    if (mask_words > 0) {
+    if (words > 0) {
       for_each_column<Addend>(A, B, D, row, rank, threads, lanes, [&](int col) {
-        const uint32_t bit = 1u << (col & 31);
-        // (columns out of range only where the inputs were not checked)
-        if (static_cast<unsigned>(col >> 5) < static_cast<unsigned>(mask_words) &&
-            !(mask[col >> 5] & bit))
-          atomicOr(&mask[col >> 5], bit);
+        const auto at = static_cast<unsigned>(col - first);
+        const uint32_t bit = 1u << (at & 31);
+        // (columns out of range only where the inputs were not checked, or
+        // changed behind the plan)
+        if (at >> 5 < static_cast<unsigned>(words) && !(mask[at >> 5] & bit))
+          atomicOr(&mask[at >> 5], bit);
       });
       group.sync();
-      for (int s = rank; s < mask_words; s += threads) inserted += __popc(mask[s]);
+      for (int s = rank; s < words; s += threads) inserted += __popc(mask[s]);
     } else {
       for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
                               [&](int col) { inserted += set.insert(col); });
@@ -161,14 +176,20 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 template <Group G, bool Addend, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                     Pattern<Offset, Col> D, int lanes, const int* terms, Offset* row_nnz,
-                     const SmallFinish<Offset>& finish, cudaStream_t stream) {
+                     Pattern<Offset, Col> D, int lanes, const int* terms,
+                     SymbolicRanges ranges, Offset* row_nnz, const SmallFinish<Offset>& finish,
+                     cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
+  // (a small product's single launch has no ranges)
   auto kernel =
-      terms ? (finish.total ? hash_symbolic_kernel<G, Addend, true, kWarp, Offset, Col>
-                            : hash_symbolic_kernel<G, Addend, false, kWarp, Offset, Col>)
-            : (finish.total ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
-                            : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
+      finish.total
+          ? (terms ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
+                   : hash_symbolic_kernel<G, Addend, true, false, false, Offset, Col>)
+      : ranges.widths
+          ? (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, kWarp, Offset, Col>
+                   : hash_symbolic_kernel<G, Addend, false, false, kWarp, Offset, Col>)
+          : (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, false, Offset, Col>
+                   : hash_symbolic_kernel<G, Addend, false, false, false, Offset, Col>);
   const int threads = b.spec.block_threads;
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
@@ -177,7 +198,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
                                                   mask_words, std::min(lanes, group_threads),
-                                                  terms, row_nnz, finish);
+                                                  terms, ranges, row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -185,7 +206,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
 template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                 const int* terms, const Schedule& s, Offset* row_nnz,
+                 const int* terms, SymbolicRanges ranges, const Schedule& s, Offset* row_nnz,
                  const SmallFinish<Offset>* small, const LaunchStreams& streams) {
   const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
@@ -208,10 +229,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     const bool matched = b.spec.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes,
-                                           matched ? terms : nullptr, row_nnz, finish, stream);
+                                           matched ? terms : nullptr, ranges, row_nnz, finish,
+                                           stream);
     else
       launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, nullptr,
-                                            row_nnz, finish, stream);
+                                            ranges, row_nnz, finish, stream);
   });
 }
 
@@ -220,11 +242,12 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const int* terms, const Schedule& schedule, Offset* row_nnz,
-                     const SmallFinish<Offset>* small, const LaunchStreams& streams) {
+                     const int* terms, SymbolicRanges ranges, const Schedule& schedule,
+                     Offset* row_nnz, const SmallFinish<Offset>* small,
+                     const LaunchStreams& streams) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, terms, schedule, row_nnz, small,
-                        streams);
+    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, terms, ranges, schedule, row_nnz,
+                        small, streams);
   });
 }
 
@@ -232,7 +255,7 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
   template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
                                              Pattern<Offset, Col>, int, int, const int*,      \
-                                             const Schedule&, Offset*,                        \
+                                             SymbolicRanges, const Schedule&, Offset*,        \
                                              const SmallFinish<Offset>*, const LaunchStreams&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 

@@ -90,30 +90,33 @@ struct OffsetsAndTotal {
 // analyze's buffers, carved from one allocation (each pool allocation costs
 // the host about a microsecond, which small products feel): the summary, the
 // rows of both phases' bins, the terms of every row of C (the analysis
-// counts them; both phases bin by them) and the width and first column of
-// their columns' range (TermCount::spans, span_firsts; the symbolic phase's
-// binning and its bitmasks over ranges may use them).
+// counts them; both phases bin by them) and, only where the analysis finds
+// them, the width and first column of their columns' range
+// (TermCount::spans, span_firsts; the symbolic phase's binning and its
+// bitmasks over ranges use them).
 class AnalysisBuffers {
  public:
   Summary* summary = nullptr;
   int* symbolic_rows = nullptr;
   int* numeric_rows = nullptr;
   int* terms = nullptr;
-  int* spans = nullptr;
-  int* span_firsts = nullptr;
+  int* spans = nullptr;        // nullptr: not allocated
+  int* span_firsts = nullptr;  // nullptr: not allocated
 
-  static size_t bytes(int rows) {
-    return Arena::round_up(sizeof(Summary)) + 5 * Arena::round_up(sizeof(int) * rows);
+  // `ranges` arrays of the columns' ranges: 0, 1 (spans) or 2 (and firsts).
+  static size_t bytes(int rows, int ranges) {
+    return Arena::round_up(sizeof(Summary)) + (3 + ranges) * Arena::round_up(sizeof(int) * rows);
   }
   // Gives back the previous buffers first (never two at once).
-  void reallocate(Context& ctx, int rows) {
-    block_.reallocate(ctx, bytes(rows));
+  void reallocate(Context& ctx, int rows, int ranges) {
+    block_.reallocate(ctx, bytes(rows, ranges));
     unsigned char* at = block_.get();
     summary = reinterpret_cast<Summary*>(at);
     at += Arena::round_up(sizeof(Summary));
+    spans = span_firsts = nullptr;
     int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans, &span_firsts};
-    for (int** array : arrays) {
-      *array = reinterpret_cast<int*>(at);
+    for (int i = 0; i < 3 + ranges; ++i) {
+      *arrays[i] = reinterpret_cast<int*>(at);
       at += Arena::round_up(sizeof(int) * rows);
     }
   }
@@ -180,7 +183,7 @@ class CudaEngine final : public Engine {
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
-    return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows)) +
+    return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows, 2)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
            csr_checks_workspace_bytes();
   }
@@ -188,9 +191,6 @@ class CudaEngine final : public Engine {
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     const int rows = static_cast<int>(in.A->rows);
     const cudaStream_t stream = ctx_.stream();
-    buffers_.reallocate(ctx_, rows);
-    Summary* summary = buffers_.summary;
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
@@ -209,20 +209,23 @@ class CudaEngine final : public Engine {
     // counts made before (a split product's cut) are taken as they are
     // where there is nothing else to find: no checks, no statistics
     const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
-    TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
-    terms.gate_max_row = speculative.gate_max_row;
     b_order_examined_ = counted ? counted->b_examined : b_order_worth_examining(*in.B);
-    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     // spans bound the binned symbolic phase's tables (a speculative small
     // product is not binned), where C has rows enough for warps to fill
-    // the device (configs/bins.hpp's kSpanMinRowsPerSM)
+    // the device (configs/bins.hpp's kSpanMinRowsPerSM); their first
+    // columns place its warps' bitmasks (counts made before bring none)
     spans_counted_ = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
                      static_cast<long long>(rows) >
                          static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
-    if (spans_counted_) terms.spans = buffers_.spans;
-    // (counts made before bring no first columns: no bitmasks over ranges)
     ranges_counted_ = spans_counted_ && !counted;
-    if (ranges_counted_) terms.span_firsts = buffers_.span_firsts;
+    buffers_.reallocate(ctx_, rows, int{spans_counted_} + int{ranges_counted_});
+    Summary* summary = buffers_.summary;
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
+    TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
+    terms.gate_max_row = speculative.gate_max_row;
+    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
+    terms.spans = buffers_.spans;  // (each nullptr where not counted)
+    terms.span_firsts = buffers_.span_firsts;
     mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
     if (mask_cap_.rows_beyond) {
       terms.rows_beyond = &summary->rows_beyond;

@@ -64,12 +64,17 @@ inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 // its numeric phase again slower (14.5 -> 18.4 ms).
 inline constexpr int kNumericHashMaxNnz = 8192;
 
-// Three rules that follow from the tables' sizes rather than from tuning
-// (H100 fp64, docs/performance.md, thirteenth session):
+// Rules that follow from the tables' sizes rather than from tuning (H100
+// fp64, docs/performance.md, thirteenth session, unless named):
 // - Symbolic phase: where B's columns fit in a table's bits (a word per
 //   slot) the table is a bitmask over all of them instead of a hash set
 //   (kernels/symbolic.cu): symbolic rmat:16:16 5.04 -> 4.78 ms, landmark
 //   1.83 -> 1.78, bcsstk33 0.199 -> 0.186.
+// - Symbolic phase, warps: where they do not, a row whose columns' range
+//   (the analysis's, for sorted rows of B) fits its table's bits gets a
+//   bitmask over that range (symbolic banded:500000:16 1.97 -> 1.75 ms,
+//   H200, twenty-sixth session). Blocks keep their hash sets: ranged too,
+//   stencil27:64, landmark and rmat:16:16 were no faster.
 // - Numeric phase: a hash row whose columns (from the ends of its rows of B,
 //   where the analysis found those sorted) span at most its table's slots
 //   maps them to slots directly and comes out sorted

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Side-by-side table of alternating runs of spgemm-bench (libraries A and B
+run in turn in one call, each run's CSV tagged with its name).
+
+  bench/ab_table.py RUNS.csv [--field lib_total_ms] [--field lib_symbolic_ms] [--markdown]
+
+RUNS.csv: spgemm-bench CSVs concatenated, each row prefixed by a `run`
+column (repeated header lines are skipped), e.g. on the device machine:
+
+  for t in old1 new1 old2 new2; do
+    awk -v t=$t 'NR==1{print "run," $0; next}{print t "," $0}' b-$t.csv
+  done > runs.csv
+
+Prints one line per input, one column per run and field, in the order the
+runs and inputs first appear."""
+import argparse
+import csv
+
+
+def load(path):
+    runs, names, value = [], [], {}
+    for row in csv.DictReader(open(path)):
+        if row["run"] == "run":  # a header line of a later CSV
+            continue
+        if row["run"] not in runs:
+            runs.append(row["run"])
+        if row["name"] not in names:
+            names.append(row["name"])
+        value[row["run"], row["name"]] = row
+    return runs, names, value
+
+
+def cell(row, field):
+    try:
+        return f"{float(row[field]):.4g}"
+    except (KeyError, TypeError, ValueError):
+        return "-"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs")
+    p.add_argument("--field", action="append", help="a CSV column (default lib_total_ms)")
+    p.add_argument("--markdown", action="store_true", help="a Markdown table")
+    args = p.parse_args()
+    fields = args.field or ["lib_total_ms"]
+    runs, names, value = load(args.runs)
+    head = ["input"] + [f"{r} {f}" for f in fields for r in runs]
+    lines = [[n] + [cell(value.get((r, n)), f) for f in fields for r in runs] for n in names]
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|---" * len(head) + "|")
+        for line in lines:
+            print("| " + " | ".join(line) + " |")
+        return
+    width = max(len(h) for h in head[1:])
+    print(f"{head[0]:20} " + " ".join(f"{h:>{width}}" for h in head[1:]))
+    for line in lines:
+        print(f"{line[0]:20} " + " ".join(f"{c:>{width}}" for c in line[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -362,7 +362,7 @@ class CudaEngine final : public Engine {
   // (there is one: nnz <= terms, and the symbolic bin was only chosen where
   // the numeric layout has one for the same rows).
   int64_t small_nnz(const Summary& host, int rows) {
-    const int sort = numeric_layout_.sort_bin_for(host.products.max);
+    const int sort = numeric_layout_.thresholds.sort_bin(host.products.max);
     numeric_schedule_ = {nullptr, nullptr, nullptr,
                          sort >= 0 ? sort : small_bin(numeric_layout_, rows, host.longest_row)};
     return host.nnz;

@@ -24,17 +24,7 @@ __device__ __forceinline__ int size_of(const RowSizes& s, int row) {
 // -1 for rows that are dropped.
 __device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
   const int size = size_of(s, row);
-  if (size == 0) return -1;
-  const int terms = s.terms[row];
-  // the sort bins as configs/bins.hpp's BinLayout::sort_bin_for numbers them
-  for (int b = 0; b < t.sort_bins; ++b)
-    if (terms <= t.sort_terms[b]) return t.hash_bins + 1 + b;
-  for (int b = 0; b < t.hash_bins; ++b)
-    if (size <= t.max_size[b]) {
-      if (terms >= t.heavy_terms) return t.hash_bins - 1;
-      return b < t.block_bin && terms >= t.block_terms ? t.block_bin : b;
-    }
-  return t.hash_bins;
+  return size == 0 ? -1 : t.bin_for(size, s.terms[row]);
 }
 
 // Blocks take tiles of kThreads rows, tile blockIdx.x and every gridDim.x-th

@@ -59,18 +59,6 @@ inline RowSizes sizes_from_offsets(const int64_t* offsets, const int* terms) {
   return {nullptr, nullptr, offsets, terms};
 }
 
-// Whether bin `bin` of `t` can get a row of at most most_terms terms
-// (INT_MAX: any row), by binning.cu's bin_of: a row's size is at most its
-// terms, and a hash bin beyond its size's takes it only as a row of many
-// terms for the block bin or the last hash bin. The sort bins: always.
-inline bool bin_may_hold(const BinThresholds& t, int bin, int most_terms) {
-  if (most_terms == INT_MAX || bin > t.hash_bins) return true;
-  if (bin == t.hash_bins) return most_terms > t.max_size[t.hash_bins - 1];  // the dense bin
-  return bin == 0 || most_terms > t.max_size[bin - 1] ||
-         (bin == t.block_bin && most_terms >= t.block_terms) ||
-         (bin == t.hash_bins - 1 && most_terms >= t.heavy_terms);
-}
-
 // counts must be zeroed before. Grids of at most what `limits`' device
 // holds resident at once.
 void bin_rows(const DeviceLimits& limits, RowSizes sizes, int rows,

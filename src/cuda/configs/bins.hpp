@@ -388,6 +388,45 @@ struct BinThresholds {
                               // last hash bin (kHeavyRowTerms)
 
   __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
+
+  // The first sort bin for rows of `terms` terms; -1 if none takes them.
+  __host__ __device__ int sort_bin(int terms) const {
+    for (int s = 0; s < sort_bins; ++s)
+      if (terms <= sort_terms[s]) return hash_bins + 1 + s;
+    return -1;
+  }
+
+  // THE rule (binning.cu's bin_of applies it to every row on the device):
+  // the bin of a row of `size` > 0 (at most its `terms`). A sort bin by its
+  // terms; else the first hash bin that holds its size, unless its terms
+  // send it to the last hash bin (heavy_terms) or from a warp bin to the
+  // block bin (block_terms); else the dense bin.
+  __host__ __device__ int bin_for(int size, int terms) const {
+    const int sort = sort_bin(terms);
+    if (sort >= 0) return sort;
+    for (int b = 0; b < hash_bins; ++b)
+      if (size <= max_size[b]) {
+        if (terms >= heavy_terms) return hash_bins - 1;
+        return b < block_bin && terms >= block_terms ? block_bin : b;
+      }
+    return hash_bins;
+  }
+
+  // Whether bin_for may give bin `bin` to a row of at most most_terms terms
+  // (INT_MAX: any row); where not, its launch is skipped. A hash bin beyond
+  // the first gets only a row longer than the bin before it, or one moved
+  // by block_terms or heavy_terms; the dense bin only a row longer than the
+  // last hash bin. Rows of few terms that the sort bins take are not told
+  // apart: true for the sort bins and the first hash bin, false only where
+  // no row can come (tests/host/test_bins.cpp checks both against bin_for,
+  // row by row).
+  bool may_hold(int bin, int most_terms) const {
+    if (most_terms == INT_MAX || bin > hash_bins) return true;
+    if (bin == hash_bins) return most_terms > max_size[hash_bins - 1];
+    return bin == 0 || most_terms > max_size[bin - 1] ||
+           (bin == block_bin && most_terms >= block_terms) ||
+           (bin == hash_bins - 1 && most_terms >= heavy_terms);
+  }
 };
 
 // Per-bin row counts and scatter cursors, kept in device memory.
@@ -415,13 +454,6 @@ struct BinLayout {
   int bins() const { return thresholds.bins(); }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
   int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
-  // The first sort bin for rows of `terms` terms (binning.cu's bin_of picks
-  // the same on the device); -1 if none takes them.
-  int sort_bin_for(int terms) const {
-    for (int s = 0; s < thresholds.sort_bins; ++s)
-      if (terms <= thresholds.sort_terms[s]) return dense_bin() + 1 + s;
-    return -1;
-  }
 };
 
 // The thresholds of the numeric binning of a C with `rows` rows: without the

@@ -54,7 +54,7 @@ struct Schedule {
   const int* live_rows = nullptr;
   unsigned* draws = nullptr;  // binned: a row counter per bin (draw_row), zeroed
   // without host counts: no row has more terms, and bins that cannot hold
-  // such rows (bin_may_hold) are not launched (INT_MAX: any row)
+  // such rows (BinThresholds::may_hold) are not launched (INT_MAX: any row)
   int most_terms = INT_MAX;
 };
 
@@ -71,10 +71,10 @@ struct LaunchStreams {
 };
 
 // Whether a binned schedule launches bin `bin`: one with rows, where the
-// host knows the counts; else one that can hold the rows (bin_may_hold).
+// host knows the counts; else one that can hold the rows (BinThresholds::may_hold).
 inline bool launches_bin(const BinLayout& layout, const Schedule& s, int bin) {
   return s.host_counts ? s.host_counts->count[bin] > 0
-                       : bin_may_hold(layout.thresholds, bin, s.most_terms);
+                       : layout.thresholds.may_hold(bin, s.most_terms);
 }
 
 // Calls f(bin, RowSet, rows in the set, stream) for every launch of the

@@ -70,7 +70,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   bool ranged = false;
   if constexpr (Ranged) {
     static_assert(G == Group::warp, "ranges are for rows of warps");
-    ranged = mask_words == 0 && *ranges.b_disorder == 0;
+    ranged = *ranges.b_disorder == 0;  // (launched only where mask_words == 0)
   }
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
@@ -180,12 +180,15 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
                      SymbolicRanges ranges, Offset* row_nnz, const SmallFinish<Offset>& finish,
                      cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
-  // (a small product's single launch has no ranges)
+  const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
+  const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
+  // (a small product's single launch has no ranges; where B's columns fit
+  // the table's bits, its bitmask covers every row's range)
   auto kernel =
       finish.total
           ? (terms ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, true, false, false, Offset, Col>)
-      : ranges.widths
+      : ranges.widths && mask_words == 0
           ? (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, kWarp, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, false, false, kWarp, Offset, Col>)
           : (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, false, Offset, Col>
@@ -194,8 +197,6 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
-  const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
                                                   mask_words, std::min(lanes, group_threads),
                                                   terms, ranges, row_nnz, finish);

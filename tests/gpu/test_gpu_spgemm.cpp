@@ -249,8 +249,10 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // sorted rows: columns spanning at most the row's table go to slots
 // directly (accumulators/direct_row.cuh); wider, within 32 columns per free
 // slot of the table, they are placed by a bitmask (sorting/mask_rank.cuh);
-// wider still, the bitonic network sorts them. Each path in a warp's table
-// and in a block's (rows of 1024 terms and more go to a block,
+// wider still, warps sort them in registers, each column packed with its
+// slot (sorting/warp_packed_sort.cuh: 128 or 256 slots, C of fewer than 2^23
+// columns), and otherwise the bitonic network in shared memory does. Each
+// path in a warp's table and in a block's (rows of 1024 terms and more go to a block,
 // configs/bins.hpp's kBlockRowTerms; in small products, rows of C so few
 // that a block each fits, kSmallBlockRowsShare). Small on purpose: the
 // suite runs under racecheck.
@@ -268,8 +270,12 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, do
        uniform_random(2000, 2000, 12, 32)},
       {"mask, block: 300 x 5000 * 5000 x 5000, 30 a row", uniform_random(300, 5000, 30, 33),
        uniform_random(5000, 5000, 30, 34)},
-      {"bitonic, warp: 3000 x 3000 * 3000 x 400000, 12 a row", uniform_random(3000, 3000, 12, 35),
-       uniform_random(3000, 400000, 12, 36)},
+      {"packed, warp, 128 slots: 3000 x 3000, 8 a row * 3000 x 400000, 12 a row",
+       uniform_random(3000, 3000, 8, 41), uniform_random(3000, 400000, 12, 42)},
+      {"packed, warp, 256 slots: 3000 x 3000 * 3000 x 400000, 12 a row",
+       uniform_random(3000, 3000, 12, 35), uniform_random(3000, 400000, 12, 36)},
+      {"bitonic, warp: 3000 x 3000 * 3000 x 9000000 (columns past the packed keys'), 8 a row",
+       uniform_random(3000, 3000, 8, 43), uniform_random(3000, 9000000, 12, 44)},
       {"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row", uniform_random(300, 3000, 30, 37),
        uniform_random(3000, 400000, 30, 38)},
       // the ordered adds taking rows of B whole in blocks (ordered_loop.cuh):

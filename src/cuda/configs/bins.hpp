@@ -256,8 +256,9 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // empty keys to a power of two, sorting/*_compact.cuh), is put in order by
 // rank counting (sorting/rank_scatter.cuh) up to this many entries, beyond
 // by a bitmask over its columns' span (sorting/mask_rank.cuh) where that
-// fits the table's free slots, else by a bitonic network
-// (sorting/bitonic.cuh). Rank counting costs n^2/32
+// fits the table's free slots, else, in a warp's table of at most 256
+// compacted slots, in registers (sorting/warp_packed_sort.cuh), else by a
+// bitonic network in shared memory (sorting/bitonic.cuh). Rank counting costs n^2/32
 // compares per thread of a warp against the network's log^2 passes of
 // exchanges through shared memory: at 64 entries 128 broadcast-read
 // compares against 21 passes of an exchange per thread. (Ranking the whole

@@ -19,6 +19,7 @@
 #include "cuda/sorting/mask_rank.cuh"
 #include "cuda/sorting/rank_scatter.cuh"
 #include "cuda/sorting/warp_compact.cuh"
+#include "cuda/sorting/warp_packed_sort.cuh"
 
 #include "core/values.hpp"
 
@@ -146,6 +147,13 @@ __global__ void __launch_bounds__(max_block_threads(G))
                                          space_past(keys, values, sort_length, table), len,
                                          args.c_base, args.c_cols + out, args.c_values + out,
                                          partial)) {
+        if constexpr (G == Group::warp) {
+          if (warp_scatter_sorted_packed(keys, values, sort_length, args.B.num_cols, len,
+                                         args.c_base, args.c_cols + out, args.c_values + out)) {
+            group.sync();  // the table is reused by the next row
+            continue;
+          }
+        }
         bitonic_sort_pairs(group, keys, values, sort_length);
         for (int s = rank; s < len && s < sort_length; s += threads) {
           args.c_cols[out + s] = static_cast<Col>(keys[s] + args.c_base);

@@ -2,16 +2,14 @@
 // which binning.cu applies to every row on the device) against the host's
 // test of which bins a launch may skip (BinThresholds::may_hold): for every
 // bound on the terms, over every row (size <= terms) up to past the last
-// threshold. Thresholds of the library's own
-// tables and smaller ones with each move (block bin, heavy rows, sort bins)
-// present or absent.
+// threshold. Thresholds of the library's own tables and smaller ones with
+// each move (block bin, heavy rows, sort bins) present or absent.
 #include "cuda/configs/bins.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <climits>
-#include <string>
 #include <vector>
 
 namespace {

@@ -214,11 +214,10 @@ class CudaEngine final : public Engine {
     // product is not binned), where C has rows enough for warps to fill
     // the device (configs/bins.hpp's kSpanMinRowsPerSM); their first
     // columns place its warps' bitmasks (counts made before bring none)
-    spans_counted_ = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
-                     static_cast<long long>(rows) >
-                         static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
-    ranges_counted_ = spans_counted_ && !counted;
-    buffers_.reallocate(ctx_, rows, int{spans_counted_} + int{ranges_counted_});
+    const bool spans = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
+                       static_cast<long long>(rows) >
+                           static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
+    buffers_.reallocate(ctx_, rows, int{spans} + int{spans && !counted});
     Summary* summary = buffers_.summary;
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
@@ -414,13 +413,11 @@ class CudaEngine final : public Engine {
   }
 
   // The rows binned for the symbolic phase by their terms (which the
-  // analysis counted), or by their columns' range where that is narrower,
-  // within the mask cap.
+  // analysis counted), or by their columns' range where analyze counted it
+  // (buffers_.spans) and it is narrower, within the mask cap.
   void bin_symbolic(int rows) {
     Summary* summary = buffers_.summary;
-    RowSizes sizes =
-        spans_counted_ ? sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder)
-                       : sizes_from_terms(buffers_.terms);
+    RowSizes sizes = sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder);
     sizes.mask_cap = mask_cap_;
     bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
@@ -429,7 +426,7 @@ class CudaEngine final : public Engine {
   // The binned symbolic phase's column ranges, where the analysis found
   // them.
   SymbolicRanges symbolic_ranges() const {
-    if (!ranges_counted_) return {};
+    if (!buffers_.span_firsts) return {};
     return {buffers_.spans, buffers_.span_firsts, &buffers_.summary->b_disorder};
   }
 
@@ -556,8 +553,6 @@ class CudaEngine final : public Engine {
   BinLayout numeric_layout_;
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
-  bool spans_counted_ = false;     // by analyze (TermCount::spans)
-  bool ranges_counted_ = false;    // by analyze (spans and TermCount::span_firsts)
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   AnalysisBuffers buffers_;
   BinCounts symbolic_counts_{};  // where analyze read them back

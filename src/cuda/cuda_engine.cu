@@ -206,6 +206,7 @@ class CudaEngine final : public Engine {
     const Speculative speculative = small_ruled_out ? Speculative{} : speculative_bin(in);
     const int bin = speculative.bin;
     const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
+    known_products_ = in.products;
     // counts made before (a split product's cut) are taken as they are
     // where there is nothing else to find: no checks, no statistics
     const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
@@ -250,6 +251,7 @@ class CudaEngine final : public Engine {
     }
     const Summary host = ctx_.read_back(summary);
     report_csr_defects<Offset, Col>(checks, count, host.checks);
+    if (stats_read) known_products_ = host.products.total;
     if (stats_read && schedule_small(rows, host.products)) return;
     symbolic_counts_ = host.symbolic;
     schedule_binned(&symbolic_counts_);
@@ -267,9 +269,11 @@ class CudaEngine final : public Engine {
       deferred_.count = 0;
       symbolic_schedule_.live_rows = nullptr;
       if (host.products.small_rows > 0) return small_nnz(host, rows);
+      known_products_ = host.products.total;
       if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
         bin_symbolic(rows);
         schedule_binned(nullptr);
+        symbolic_schedule_.most_terms = host.products.max;  // (the bins no row reaches: skipped)
       }
     }
     if (symbolic_schedule_.single_bin >= 0)
@@ -286,8 +290,8 @@ class CudaEngine final : public Engine {
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(ctx_.limits(), sizes_from_offsets(offsets, buffers_.terms), rows,
-             numeric_thresholds(numeric_layout_, rows, ctx_.limits()), &summary->numeric,
-             buffers_.numeric_rows, stream);
+             numeric_thresholds(numeric_layout_, rows, known_products_, ctx_.limits()),
+             &summary->numeric, buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1, nullptr,
@@ -511,9 +515,16 @@ class CudaEngine final : public Engine {
   // wrapped), and the row counts become row offsets in place, starting at
   // C's index base: one exclusive scan with a 64-bit sum over the counts and
   // the 0 past the last row (rows without products and offsets[rows] were
-  // zeroed before the symbolic kernels).
+  // zeroed before the symbolic kernels). By one block for C of few rows
+  // (configs/bins.hpp's kOneBlockOffsetsRows), else by CUB.
   void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
                       cudaStream_t stream) {
+    if (rows <= kOneBlockOffsetsRows) {
+      const SmallFinish<Offset> f{rows, base, total, &buffers_.summary->longest_row, nullptr, {}};
+      row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f);
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      return;
+    }
     size_t bytes = total_and_scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx_, bytes);
     cub_total_and_scan(temp.get(), bytes, offsets, rows, base, total, stream);
@@ -554,6 +565,7 @@ class CudaEngine final : public Engine {
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
+  long long known_products_ = -1;  // C's products where analyze or a missed gate read them back
   AnalysisBuffers buffers_;
   BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};

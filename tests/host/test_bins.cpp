@@ -3,7 +3,9 @@
 // test of which bins a launch may skip (BinThresholds::may_hold): for every
 // bound on the terms, over every row (size <= terms) up to past the last
 // threshold. Thresholds of the library's own tables and smaller ones with
-// each move (block bin, heavy rows, sort bins) present or absent.
+// each move (block bin, heavy rows, sort bins) present or absent. And
+// numeric_thresholds' choice of the block bin's move by C's rows and
+// products.
 #include "cuda/configs/bins.hpp"
 
 #include <catch2/catch.hpp>
@@ -103,4 +105,26 @@ TEST_CASE("bin_for puts rows where the tables say", "[bins]") {
   CHECK(t.bin_for(7, 60) == t.hash_bins - 1);  // heavy: the last hash bin
   CHECK(t.bin_for(65, 65) == t.hash_bins);     // beyond every table: the dense bin
   CHECK(t.sort_bin(7) == -1);
+}
+
+TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and products", "[bins]") {
+  using namespace spgemm::cuda;
+  BinLayout layout;
+  layout.thresholds = small_thresholds(true, true, true);
+  layout.thresholds.block_terms = kBlockRowTerms;
+  spgemm::DeviceLimits limits;
+  limits.sm_count = 100;
+  const int few_rows = kFewRowsPerSM * 100;
+  const long long few_products = kFewProductsPerSM * 100;
+  auto terms = [&](int rows, long long products) {
+    const BinThresholds t = numeric_thresholds(layout, rows, products, limits);
+    return t.block_bin < 0 ? -1 : t.block_terms;
+  };
+  CHECK(terms(few_rows, few_products) == kFewProductsBlockTerms);
+  CHECK(terms(1, 0) == kFewProductsBlockTerms);
+  CHECK(terms(few_rows + 1, few_products) == kBlockRowTerms);
+  CHECK(terms(few_rows, few_products + 1) == kBlockRowTerms);
+  CHECK(terms(few_rows, -1) == kBlockRowTerms);  // products not known on the host
+  CHECK(terms(kBlockRowsPerSM * 100, -1) == kBlockRowTerms);
+  CHECK(terms(kBlockRowsPerSM * 100 + 1, few_products) == -1);  // no move: many rows
 }

@@ -33,31 +33,32 @@ struct SmallFinish {
 // scans side by side. A thread per contiguous run of rows instead made
 // every load and store touch a sector of its own, from one SM: ~100 us
 // for wing's 62,032 rows (H200), longer than the rest of its symbolic phase.
-// The 32-row scans are int (a small product's nnz(C) is at most its
-// terms, kSmallMaxProducts), the sums across runs 64-bit.
+// The 32-row scans are of Count: int where nnz(C) is known to fit (a small
+// product's is at most its terms, kSmallMaxProducts), else 64-bit; the sums
+// across runs are 64-bit.
 inline constexpr int kOffsetsPerThread = 8;
 
-template <class Offset>
+template <class Count, class Offset>
 __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f) {
   constexpr int J = kOffsetsPerThread;
   __shared__ long long warp_sums[2][32];  // by tile parity: one barrier per tile
-  __shared__ int warp_most[32];
+  __shared__ Count warp_most[32];
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
   const int tile = static_cast<int>(blockDim.x) * J;
-  auto load = [&](int tile_start, int (&x)[J]) {
+  auto load = [&](int tile_start, Count (&x)[J]) {
     const int run = tile_start + warp * 32 * J + lane;
 #pragma unroll
     for (int j = 0; j < J; ++j)
-      x[j] = run + 32 * j < f.rows ? static_cast<int>(offsets[run + 32 * j]) : 0;
+      x[j] = run + 32 * j < f.rows ? static_cast<Count>(offsets[run + 32 * j]) : 0;
   };
   long long carry = f.base;
-  int most = 0;
-  int next[J];
+  Count most = 0;
+  Count next[J];
   load(0, next);
   for (int tile_start = 0, parity = 0; tile_start < f.rows; tile_start += tile, parity ^= 1) {
-    int count[J], scan[J];
+    Count count[J], scan[J];
 #pragma unroll
     for (int j = 0; j < J; ++j) {
       count[j] = next[j];
@@ -69,7 +70,7 @@ __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f)
     for (int d = 1; d < 32; d *= 2) {
 #pragma unroll
       for (int j = 0; j < J; ++j) {
-        const int up = __shfl_up_sync(0xffffffffu, scan[j], d);
+        const Count up = __shfl_up_sync(0xffffffffu, scan[j], d);
         if (lane >= d) scan[j] += up;
       }
     }
@@ -100,12 +101,22 @@ __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f)
   if (lane == 0) warp_most[warp] = most;
   __syncthreads();
   if (threadIdx.x == 0) {
-    int block_most = 0;
+    Count block_most = 0;
     for (int w = 0; w < warps; ++w) block_most = max(block_most, warp_most[w]);
     offsets[f.rows] = static_cast<Offset>(carry);
     *f.total = carry - f.base;
-    *f.longest = block_most;
+    *f.longest = static_cast<int>(block_most);  // (a row's count is an int)
   }
+}
+
+// The same as a launch of one block, after the bins' kernels of a binned
+// symbolic phase for C of few rows (configs/bins.hpp's kOneBlockOffsetsRows;
+// f.blocks_done and f.post unused).
+inline constexpr int kOffsetsBlockThreads = 1024;
+template <class Offset>
+__global__ void __launch_bounds__(kOffsetsBlockThreads)
+    row_offsets_kernel(Offset* offsets, SmallFinish<Offset> f) {
+  block_row_offsets<long long>(offsets, f);
 }
 
 }  // namespace spgemm::cuda

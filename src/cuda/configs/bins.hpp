@@ -158,6 +158,22 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 // 1089 terms: 6.95 -> 11.0 ms).
 inline constexpr int kBlockRowTerms = 1024;
 inline constexpr int kBlockRowsPerSM = 256;
+// ... and for C of few rows and products, where the kernels are as long as
+// their longest rows' chains of loads and not as their work, rows of more
+// than 128 terms go there (a warp's four steps of 32): C of at most
+// kFewRowsPerSM rows (two for each warp the device holds) and
+// kFewProductsPerSM products per SM, where the host knows them (C of at most
+// kSmallMaxRows rows). H200 fp64, numeric phase (us, 1024 -> 128 terms;
+// rows and products per SM): ca-GrQc (40, 3.7 K) 80 -> 55, wb-cs-stanford
+// (75, 5.4 K) 85 -> 54, powerlaw:12000 (91, 1.9 K) 74 -> 68, rmat:12:8 (31,
+// 17 K) 146 -> 137, bcsstk13 (15, 34 K) 110 -> 104; but rmat:13:8 (62, 48 K)
+// 221 -> 226, astro-ph (127, 83 K) 390 -> 431 and rgg_n_2_15_s0 (248, 26 K)
+// 126 -> 146 lost: the device already full of rows' warps or of work
+// (docs/performance.md, twenty-eighth session; 65 and 96 terms were no
+// better than 128).
+inline constexpr int kFewProductsBlockTerms = 128;
+inline constexpr int kFewRowsPerSM = 128;
+inline constexpr long long kFewProductsPerSM = 40000;
 
 // A row of very many terms and few enough nnz for a hash table keeps its
 // block busy long after the others are done when C has few such rows:
@@ -323,6 +339,11 @@ inline constexpr double kSmallGateLoad = 0.75;
 // symbolic kernel 15.3 -> 10.4 us, numeric 29 -> 14.5; qh1484, 1484 rows
 // of at most 68 terms, was no faster in blocks; H100).
 inline constexpr double kSmallBlockRowsShare = 0.5;
+// C of other products with at most this many rows gets its row offsets
+// from one block (binning/row_offsets.cuh, as small products do) instead of
+// CUB's scan: one launch instead of two, a scratch allocation and an
+// occupancy query, host calls which such a C's symbolic phase waits on.
+inline constexpr int kOneBlockOffsetsRows = 1 << 14;
 
 // Several devices (src/multi/): products of fewer products than this run
 // whole on the handle's device instead of being split. A split costs a pass
@@ -457,9 +478,20 @@ struct BinLayout {
   int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
 };
 
-// The thresholds of the numeric binning of a C with `rows` rows: without the
-// move to a block bin for C of many rows (kBlockRowsPerSM).
-BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits);
+// The thresholds of the numeric binning of a C with `rows` rows and
+// `products` products (-1: not known on the host): without the move to a
+// block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
+// for C of few rows and products (kFewRowsPerSM, kFewProductsPerSM).
+inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long long products,
+                                        const DeviceLimits& limits) {
+  BinThresholds t = layout.thresholds;
+  const long long sms = limits.sm_count;
+  if (rows > kBlockRowsPerSM * sms)
+    t.block_bin = -1;
+  else if (rows <= kFewRowsPerSM * sms && products >= 0 && products <= kFewProductsPerSM * sms)
+    t.block_terms = kFewProductsBlockTerms;
+  return t;
+}
 
 enum class Phase { symbolic, numeric };
 BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,

@@ -43,13 +43,6 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
   return layout;
 }
 
-BinThresholds numeric_thresholds(const BinLayout& layout, int rows, const DeviceLimits& limits) {
-  BinThresholds t = layout.thresholds;
-  if (static_cast<long long>(rows) > static_cast<long long>(kBlockRowsPerSM) * limits.sm_count)
-    t.block_bin = -1;
-  return t;
-}
-
 KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits) {
   using Key = std::tuple<const void*, int, size_t, int>;
   static std::mutex mutex;

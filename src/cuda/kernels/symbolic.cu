@@ -125,7 +125,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     if (!last) return;
     __threadfence();
     // (a shut gate ran no row: C's offsets stay untouched)
-    if (rows.size == finish.rows) block_row_offsets(row_nnz, finish);
+    if (rows.size == finish.rows) block_row_offsets<int>(row_nnz, finish);
     if (finish.post.words > 0) post_to_host(finish.post);
   }
 }

@@ -245,7 +245,7 @@ class CudaEngine final : public Engine {
     // exact grids (a product found small after all wasted the binning).
     bin_symbolic(rows);
     if (count == 0 && !stats_read) {
-      schedule_binned(nullptr);
+      schedule_binned(rows, nullptr);
       if (counted) symbolic_schedule_.most_terms = counted->most_terms;
       return;
     }
@@ -254,7 +254,7 @@ class CudaEngine final : public Engine {
     if (stats_read) known_products_ = host.products.total;
     if (stats_read && schedule_small(rows, host.products)) return;
     symbolic_counts_ = host.symbolic;
-    schedule_binned(&symbolic_counts_);
+    schedule_binned(rows, &symbolic_counts_);
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
@@ -272,7 +272,7 @@ class CudaEngine final : public Engine {
       known_products_ = host.products.total;
       if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
         bin_symbolic(rows);
-        schedule_binned(nullptr);
+        schedule_binned(rows, nullptr);
         symbolic_schedule_.most_terms = host.products.max;  // (the bins no row reaches: skipped)
       }
     }
@@ -434,12 +434,13 @@ class CudaEngine final : public Engine {
     return {buffers_.spans, buffers_.span_firsts, &buffers_.summary->b_disorder};
   }
 
-  // The schedule of the binned rows; with the bins' counts on the host
-  // where they were read back.
-  void schedule_binned(const BinCounts* host_counts) {
+  // The schedule of the binned rows of C's `rows`; with the bins' counts on
+  // the host where they were read back.
+  void schedule_binned(int rows, const BinCounts* host_counts) {
     Summary* summary = buffers_.summary;
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1, nullptr,
                           summary->draws};
+    symbolic_schedule_.one_warp_launch = rows <= kFewLaunchesRows;
   }
 
   // The bin a product is tried in without knowing its statistics, and the
@@ -516,10 +517,10 @@ class CudaEngine final : public Engine {
   // C's index base: one exclusive scan with a 64-bit sum over the counts and
   // the 0 past the last row (rows without products and offsets[rows] were
   // zeroed before the symbolic kernels). By one block for C of few rows
-  // (configs/bins.hpp's kOneBlockOffsetsRows), else by CUB.
+  // (configs/bins.hpp's kFewLaunchesRows), else by CUB.
   void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
                       cudaStream_t stream) {
-    if (rows <= kOneBlockOffsetsRows) {
+    if (rows <= kFewLaunchesRows) {
       const SmallFinish<Offset> f{rows, base, total, &buffers_.summary->longest_row, nullptr, {}};
       row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f);
       SPGEMM_CUDA_CHECK_LAUNCH();

@@ -221,21 +221,25 @@ TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", 
 // A binned product of few rows and products (not small: a few rows of
 // 12,000 terms): the numeric phase moves rows of more than 128 terms to a
 // block even where a warp's table holds their nnz (configs/bins.hpp's
-// kFewProductsBlockTerms, for C of at most kFewRowsPerSM rows and
-// kFewProductsPerSM products per SM: 3000 rows and 0.63 M products, on
+// kFewProductsBlockTerms, for C of at most kFewProductsRowsPerSM rows and
+// kFewProductsPerSM products per SM: 3000 rows and 0.55 M products, on
 // devices of 24 SMs and more), and C's offsets come from one block
-// (kOneBlockOffsetsRows). B's row j has 20 of the 60 columns of its group's
-// window (100 rows a group); A's row i takes 10 rows of B of one group (200
-// terms, at most 60 nnz), every 7th only 5 (100 terms: a warp), every 500th
-// every 5th row of B (12,000 terms).
-TEMPLATE_TEST_CASE("GPU binned product of few rows: rows of many terms in blocks", "[gpu]", float,
-                   double) {
+// (kFewLaunchesRows), and the symbolic phase's warp bins run in one
+// launch, each row in its own bin's table: B's 10,000 columns fit the bits
+// of the last warp bin's (512 slots), not those of the two before it, which
+// hash; rows of at most 32 terms need no table. B's row j has 20 of the 60
+// columns of its group's window (100 rows a group, windows 330 columns
+// apart); A's row i takes 10 rows of B of one group (200 terms, at most 60
+// nnz), every 7th only 5 (100 terms: a warp in the numeric phase), every
+// 13th 2, every 11th 1, every 500th every 5th row of B (12,000 terms).
+TEMPLATE_TEST_CASE("GPU binned product of few rows: fewer launches, rows of many terms in blocks",
+                   "[gpu]", float, double) {
   Handle handle;
-  constexpr int n = 3000, group_rows = 100, window = 60;
+  constexpr int n = 3000, group_rows = 100, window = 60, apart = 330;
   Rng rng(71);
-  HostCsr<double> A = to_fill(n, n), B = to_fill(n, n);
+  HostCsr<double> A = to_fill(n, n), B = to_fill(n, 10000);
   for (int j = 0; j < n; ++j) {
-    const int first = j / group_rows * window;
+    const int first = j / group_rows * apart;
     std::vector<int32_t> cols;
     for (int c = 0; c < window; ++c)
       if ((c * 7 + j) % 3 == 0) cols.push_back(first + c);  // 20 of the 60
@@ -247,14 +251,15 @@ TEMPLATE_TEST_CASE("GPU binned product of few rows: rows of many terms in blocks
       for (int k = 0; k < n; k += 5) cols.push_back(k);
     } else {
       const int group = i % (n / group_rows);
-      for (int k = 0; k < (i % 7 == 0 ? 5 : 10); ++k)
+      const int entries = i % 11 == 0 ? 1 : i % 13 == 0 ? 2 : i % 7 == 0 ? 5 : 10;
+      for (int k = 0; k < entries; ++k)
         cols.push_back(group * group_rows + (i * 7 + 13 * k) % group_rows);  // (distinct)
       std::sort(cols.begin(), cols.end());
     }
     append_row(A, cols, rng);
   }
   check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
-                          TestType(-0.5), "3000 rows, 0.63 M products");
+                          TestType(-0.5), "3000 rows, 0.55 M products");
 }
 
 // The symbolic phase's warps mark a binned row's columns in a bitmask over

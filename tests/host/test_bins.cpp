@@ -114,7 +114,7 @@ TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and produc
   layout.thresholds.block_terms = kBlockRowTerms;
   spgemm::DeviceLimits limits;
   limits.sm_count = 100;
-  const int few_rows = kFewRowsPerSM * 100;
+  const int few_rows = kFewProductsRowsPerSM * 100;
   const long long few_products = kFewProductsPerSM * 100;
   auto terms = [&](int rows, long long products) {
     const BinThresholds t = numeric_thresholds(layout, rows, products, limits);

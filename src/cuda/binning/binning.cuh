@@ -75,10 +75,12 @@ __device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
 }
 
 // The rows one kernel launch works on: bin `bin` of a binned row list
-// (counts and list on the device), or, for small products that skip the
-// binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order; with
-// live_rows, only the first *live_rows of them (read on the device: a gate
-// the analysis set, analysis.cuh's ProductStats::small_rows).
+// (counts and list on the device), or bins bin .. bin + bins - 1, which
+// follow each other in the list (the symbolic phase's warp bins in one
+// launch, configs/bins.hpp's kFewLaunchesRows), or, for small products that
+// skip the binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order;
+// with live_rows, only the first *live_rows of them (read on the device: a
+// gate the analysis set, analysis.cuh's ProductStats::small_rows).
 struct RowSet {
   const BinCounts* counts = nullptr;  // nullptr: all rows
   int bin = 0;
@@ -86,9 +88,13 @@ struct RowSet {
   int all_rows = 0;
   const int* live_rows = nullptr;
   unsigned* draws = nullptr;  // binned: the bin's counter for draw_row
+  int bins = 1;
 
   static RowSet of_bin(const BinCounts* counts, int bin, const int* binned, unsigned* draws) {
     return {counts, bin, binned, 0, nullptr, draws};
+  }
+  static RowSet of_bins(const BinCounts* counts, int bin, int bins, const int* binned) {
+    return {counts, bin, binned, 0, nullptr, nullptr, bins};
   }
   static RowSet all(int rows, const int* live_rows) {
     return {nullptr, 0, nullptr, rows, live_rows, nullptr};
@@ -103,7 +109,31 @@ struct RowSet {
   };
   __device__ __forceinline__ View view() const {
     if (!counts) return {nullptr, live_rows ? min(*live_rows, all_rows) : all_rows, nullptr};
-    return {binned + bin_begin(counts, bin), counts->count[bin], draws};
+    int size = counts->count[bin];
+    for (int b = 1; b < bins; ++b) size += counts->count[bin + b];
+    return {binned + bin_begin(counts, bin), size, draws};
+  }
+
+  // On the device, for a set of several bins (at most kWarpBins): which of
+  // them holds its i-th row (0: the first).
+  struct Bins {
+    int ends[kWarpBins];  // where each bin's rows end in the set
+    __device__ __forceinline__ int of(int i) const {
+      int k = 0;
+#pragma unroll
+      for (int b = 0; b + 1 < kWarpBins; ++b) k += i >= ends[b];
+      return k;
+    }
+  };
+  __device__ __forceinline__ Bins bins_view() const {
+    Bins v;
+    int end = 0;
+#pragma unroll
+    for (int b = 0; b < kWarpBins; ++b) {
+      if (b < bins) end += counts->count[bin + b];
+      v.ends[b] = b < bins ? end : INT_MAX;
+    }
+    return v;
   }
 };
 

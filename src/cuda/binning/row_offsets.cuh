@@ -110,7 +110,7 @@ __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f)
 }
 
 // The same as a launch of one block, after the bins' kernels of a binned
-// symbolic phase for C of few rows (configs/bins.hpp's kOneBlockOffsetsRows;
+// symbolic phase for C of few rows (configs/bins.hpp's kFewLaunchesRows;
 // f.blocks_done and f.post unused).
 inline constexpr int kOffsetsBlockThreads = 1024;
 template <class Offset>

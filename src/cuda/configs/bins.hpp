@@ -103,6 +103,23 @@ constexpr bool tables_fit_groups() {
 }
 static_assert(tables_fit_groups(), "every table must be a multiple of its group size");
 
+// The warp bins come first, each table twice the one before: a launch of
+// several (kFewLaunchesRows) finds a row's table from its bin's position.
+constexpr int warp_bin_count() {
+  int warps = 0;
+  while (warps < kHashBinCount && kHashBins[warps].group == Group::warp) ++warps;
+  return warps;
+}
+constexpr bool warp_bins_lead_and_double() {
+  for (int b = warp_bin_count(); b < kHashBinCount; ++b)
+    if (kHashBins[b].group == Group::warp) return false;
+  for (int b = 1; b < warp_bin_count(); ++b)
+    if (kHashBins[b].table_size != 2 * kHashBins[b - 1].table_size) return false;
+  return true;
+}
+static_assert(warp_bins_lead_and_double(), "warp bins first, their tables doubling");
+inline constexpr int kWarpBins = warp_bin_count();
+
 // The largest block a kernel for rows of this group is launched with (its
 // __launch_bounds__, so that the compiler keeps it within the register file).
 constexpr int max_block_threads(Group group) {
@@ -161,7 +178,7 @@ inline constexpr int kBlockRowsPerSM = 256;
 // ... and for C of few rows and products, where the kernels are as long as
 // their longest rows' chains of loads and not as their work, rows of more
 // than 128 terms go there (a warp's four steps of 32): C of at most
-// kFewRowsPerSM rows (two for each warp the device holds) and
+// kFewProductsRowsPerSM rows (two for each warp the device holds) and
 // kFewProductsPerSM products per SM, where the host knows them (C of at most
 // kSmallMaxRows rows). H200 fp64, numeric phase (us, 1024 -> 128 terms;
 // rows and products per SM): ca-GrQc (40, 3.7 K) 80 -> 55, wb-cs-stanford
@@ -172,7 +189,7 @@ inline constexpr int kBlockRowsPerSM = 256;
 // (docs/performance.md, twenty-eighth session; 65 and 96 terms were no
 // better than 128).
 inline constexpr int kFewProductsBlockTerms = 128;
-inline constexpr int kFewRowsPerSM = 128;
+inline constexpr int kFewProductsRowsPerSM = 128;
 inline constexpr long long kFewProductsPerSM = 40000;
 
 // A row of very many terms and few enough nnz for a hash table keeps its
@@ -339,11 +356,14 @@ inline constexpr double kSmallGateLoad = 0.75;
 // symbolic kernel 15.3 -> 10.4 us, numeric 29 -> 14.5; qh1484, 1484 rows
 // of at most 68 terms, was no faster in blocks; H100).
 inline constexpr double kSmallBlockRowsShare = 0.5;
-// C of other products with at most this many rows gets its row offsets
-// from one block (binning/row_offsets.cuh, as small products do) instead of
-// CUB's scan: one launch instead of two, a scratch allocation and an
-// occupancy query, host calls which such a C's symbolic phase waits on.
-inline constexpr int kOneBlockOffsetsRows = 1 << 14;
+// C of other products with at most this many rows, where the host's calls
+// and not the kernels set the symbolic phase's time (ca-GrQc: twenty-odd
+// launches, memsets and stream forks for ~40 us of kernels, H200), makes
+// fewer launches: the warp bins run in one (kernels/symbolic.cu, each row
+// in its own bin's table), and C's row offsets come from one block
+// (binning/row_offsets.cuh, as a small product's do) instead of CUB's scan,
+// which makes two launches, a scratch allocation and an occupancy query.
+inline constexpr int kFewLaunchesRows = 1 << 14;
 
 // Several devices (src/multi/): products of fewer products than this run
 // whole on the handle's device instead of being split. A split costs a pass
@@ -481,14 +501,14 @@ struct BinLayout {
 // The thresholds of the numeric binning of a C with `rows` rows and
 // `products` products (-1: not known on the host): without the move to a
 // block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
-// for C of few rows and products (kFewRowsPerSM, kFewProductsPerSM).
+// for C of few rows and products (kFewProductsRowsPerSM, kFewProductsPerSM).
 inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long long products,
                                         const DeviceLimits& limits) {
   BinThresholds t = layout.thresholds;
   const long long sms = limits.sm_count;
   if (rows > kBlockRowsPerSM * sms)
     t.block_bin = -1;
-  else if (rows <= kFewRowsPerSM * sms && products >= 0 && products <= kFewProductsPerSM * sms)
+  else if (rows <= kFewProductsRowsPerSM * sms && products >= 0 && products <= kFewProductsPerSM * sms)
     t.block_terms = kFewProductsBlockTerms;
   return t;
 }

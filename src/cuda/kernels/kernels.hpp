@@ -11,6 +11,7 @@
 #include <cuda/std/complex>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <type_traits>
 
 namespace spgemm::cuda {
@@ -56,6 +57,9 @@ struct Schedule {
   // without host counts: no row has more terms, and bins that cannot hold
   // such rows (BinThresholds::may_hold) are not launched (INT_MAX: any row)
   int most_terms = INT_MAX;
+  // binned: the warp bins in one launch (the symbolic phase of C of few
+  // rows, configs/bins.hpp's kFewLaunchesRows)
+  bool one_warp_launch = false;
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others
@@ -77,11 +81,20 @@ inline bool launches_bin(const BinLayout& layout, const Schedule& s, int bin) {
                        : layout.thresholds.may_hold(bin, s.most_terms);
 }
 
+// The last bin of the one launch of the warp bins (Schedule::one_warp_launch)
+// that runs: bins 0 .. it go to that launch; -1: none does.
+inline int last_warp_bin(const BinLayout& layout, const Schedule& s) {
+  int last = std::min(kWarpBins, layout.dense_bin()) - 1;
+  while (last >= 0 && !launches_bin(layout, s, last)) --last;
+  return last;
+}
+
 // Calls f(bin, RowSet, rows in the set, stream) for every launch of the
 // schedule; bin layout.dense_bin() is the dense-window bin, those after it
-// the sort bins. The bins of the longest rows come first (the dense bin,
-// then the hash bins from the largest down, then the sort bins): few rows of
-// much work each, which the many short rows of the others then run beside.
+// the sort bins; a set of several bins (one_warp_launch) comes with its
+// last. The bins of the longest rows come first (the dense bin, then the
+// hash bins from the largest down, then the sort bins): few rows of much
+// work each, which the many short rows of the others then run beside.
 template <class F>
 void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s,
                             const LaunchStreams& streams, F&& f) {
@@ -90,7 +103,17 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
     return;
   }
   int launch = 0;
+  const int warps_last = s.one_warp_launch ? last_warp_bin(layout, s) : -1;
   auto visit = [&](int bin) {
+    if (bin <= warps_last) {  // bins 0 .. warps_last at once, when the last comes
+      int n = rows;
+      if (s.host_counts)
+        for (int b = n = 0; b <= warps_last; ++b) n += s.host_counts->count[b];
+      if (bin == warps_last && n > 0)
+        f(bin, RowSet::of_bins(s.counts, 0, warps_last + 1, s.binned_rows), n,
+          streams.of(launch++));
+      return;
+    }
     const int n = s.host_counts ? s.host_counts->count[bin] : rows;
     if (n > 0 && launches_bin(layout, s, bin))
       f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, s.draws ? s.draws + bin : nullptr), n,
@@ -103,8 +126,10 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
 // The number of launches for_each_scheduled_bin makes.
 inline int scheduled_launches(const BinLayout& layout, const Schedule& s) {
   if (s.single_bin >= 0) return 1;
-  int launches = 0;
-  for (int bin = 0; bin < layout.bins(); ++bin) launches += launches_bin(layout, s, bin);
+  const int warps_last = s.one_warp_launch ? last_warp_bin(layout, s) : -1;
+  int launches = warps_last >= 0;
+  for (int bin = warps_last + 1; bin < layout.bins(); ++bin)
+    launches += launches_bin(layout, s, bin);
   return launches;
 }
 

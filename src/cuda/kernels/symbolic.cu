@@ -9,6 +9,8 @@
 
 #include <cub/block/block_reduce.cuh>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -35,45 +37,49 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
   return __popc(__ballot_sync(0xffffffffu, lowest));
 }
 
-// One group of threads per row, a hash set of log2_table slots per group,
-// or where B's columns fit in the table's bits (mask_words > 0: at most
-// one word per slot, configs/bins.hpp) a bitmask over all of them in its
-// place: a bit per column, no hashing, no probing, counted at the end.
+// One group of threads per row, a hash set of 2^log2_table slots per group
+// (a set of several warp bins, RowSet::bins: each row the table of its
+// bin, twice the one before), or where B's b_words words of columns fit in
+// the table's bits (at most one word per slot, configs/bins.hpp) a bitmask
+// over all of them in its place: a bit per column, no hashing, no probing,
+// counted at the end.
 // Match (warp groups only): rows of at most kSymbolicMatchTerms terms are
 // counted without a table (distinct_in_warp). Ranged (warp groups only):
-// where B's columns do not fit, a row whose columns' range does
-// (SymbolicRanges) gets a bitmask over that range. Finish (a small
+// where B's columns do not fit a row's table, a row whose columns' range
+// does (SymbolicRanges) gets a bitmask over that range. Finish (a small
 // product's single launch over all rows): the last block to finish turns
 // the counts into C's row offsets. All are compiled apart, so that the
 // other launches keep their code and registers.
 template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                                     int mask_words, int lanes, const int* __restrict__ terms,
+                                     int b_words, int lanes, const int* __restrict__ terms,
                                      SymbolicRanges ranges, Offset* __restrict__ row_nnz,
                                      SmallFinish<Offset> finish) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
   const int slot = group_in_block<G>();
-  const int table = 1 << log2_table;
-  int* keys = reinterpret_cast<int*>(smem) + slot * table;
-  int* counter = reinterpret_cast<int*>(smem) + per_block * table + slot;
+  const int stride = 1 << (log2_table + row_set.bins - 1);  // the largest table
+  int* keys = reinterpret_cast<int*>(smem) + slot * stride;
+  int* counter = reinterpret_cast<int*>(smem) + per_block * stride + slot;
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
-  const SharedHashSet set{keys, log2_table};
 
   const RowSet::View rows = row_set.view();
+  const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
   auto* mask = reinterpret_cast<uint32_t*>(keys);
   bool ranged = false;
   if constexpr (Ranged) {
     static_assert(G == Group::warp, "ranges are for rows of warps");
-    ranged = *ranges.b_disorder == 0;  // (launched only where mask_words == 0)
+    ranged = *ranges.b_disorder == 0;  // (launched only where some table lacks B's bits)
   }
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
+    const int log2_row = log2_table + (row_set.bins > 1 ? bins.of(i) : 0);
+    const int table = 1 << log2_row;
     if constexpr (Match) {
       static_assert(G == Group::warp, "a row of few terms is a warp's");
       if (terms[row] <= kSymbolicMatchTerms) {  // (warp-uniform)
@@ -83,8 +89,8 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
       }
     }
     // the bitmask's first column and words (none: the hash set)
-    int first = 0, words = mask_words;
-    if (ranged && ranges.widths[row] <= 32 * table) {
+    int first = 0, words = b_words <= table ? b_words : 0;
+    if (ranged && words == 0 && ranges.widths[row] <= 32 * table) {
       first = ranges.firsts[row];
       words = (ranges.widths[row] + 31) / 32;
     }
@@ -108,6 +114,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
       group.sync();
       for (int s = rank; s < words; s += threads) inserted += __popc(mask[s]);
     } else {
+      const SharedHashSet set{keys, log2_row};
       for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
                               [&](int col) { inserted += set.insert(col); });
     }
@@ -173,22 +180,23 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
+// A launch over the set's rows: b is the launch of its last bin (the
+// largest table), first_table the table of its first.
 template <Group G, bool Addend, class Offset, class Col>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
-                     int rows_in_set, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                     Pattern<Offset, Col> D, int lanes, const int* terms,
-                     SymbolicRanges ranges, Offset* row_nnz, const SmallFinish<Offset>& finish,
-                     cudaStream_t stream) {
+void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int first_table,
+                     RowSet set, int rows_in_set, Pattern<Offset, Col> A,
+                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int lanes,
+                     const int* terms, SymbolicRanges ranges, Offset* row_nnz,
+                     const SmallFinish<Offset>& finish, cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
   const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
-  const int mask_words = words <= b.spec.table_size ? static_cast<int>(words) : 0;
   // (a small product's single launch has no ranges; where B's columns fit
-  // the table's bits, its bitmask covers every row's range)
+  // every table's bits, their bitmask covers every row's range)
   auto kernel =
       finish.total
           ? (terms ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, true, false, false, Offset, Col>)
-      : ranges.widths && mask_words == 0
+      : ranges.widths && words > first_table
           ? (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, kWarp, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, false, false, kWarp, Offset, Col>)
           : (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, false, Offset, Col>
@@ -197,9 +205,9 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_of_pow2(b.spec.table_size),
-                                                  mask_words, std::min(lanes, group_threads),
-                                                  terms, ranges, row_nnz, finish);
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(
+      A, B, D, set, log2_of_pow2(first_table), static_cast<int>(std::min<long long>(words, INT_MAX)),
+      std::min(lanes, group_threads), terms, ranges, row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -222,19 +230,20 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }
-    const HashBinLaunch& b = layout.hash[bin];
+    const HashBinLaunch& b = layout.hash[bin];  // (of a set of several: the last)
+    const HashBinSpec& first = layout.hash[bin - set.bins + 1].spec;
     // rows of few terms are only in the bins of few (a row's size is at
     // most its terms) or in a small product's one launch; the others are
     // compiled without the path (uniform:500000:8, rows of 64 terms:
     // symbolic 306 -> 339 us with it compiled in, H200)
-    const bool matched = b.spec.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
+    const bool matched = first.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
     if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend>(limits, b, set, rows_in_set, A, B, D, lanes,
-                                           matched ? terms : nullptr, ranges, row_nnz, finish,
-                                           stream);
+      launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
+                                           D, lanes, matched ? terms : nullptr, ranges, row_nnz,
+                                           finish, stream);
     else
-      launch_hash_bin<Group::block, Addend>(limits, b, set, rows_in_set, A, B, D, lanes, nullptr,
-                                            ranges, row_nnz, finish, stream);
+      launch_hash_bin<Group::block, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
+                                            D, lanes, nullptr, ranges, row_nnz, finish, stream);
   });
 }
 

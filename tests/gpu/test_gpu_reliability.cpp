@@ -129,8 +129,10 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
     spgemm_ok(spgemmSetDeviceAllocator(handle.h, &CappedAllocator::alloc, &CappedAllocator::free,
                                        &allocator),
               "allocator");
-    // hub: long rows (dense windows) and short ones: every kind of workspace
-    const HostCsr<double> A = generate("hub:4000");
+    // hub: long rows (dense windows) and short ones: every kind of workspace;
+    // more rows than C whose offsets one block scans (configs/bins.hpp's
+    // kFewLaunchesRows), so that the symbolic phase allocates CUB's scratch
+    const HostCsr<double> A = generate("hub:20000");
     const auto reference = reference_spgemm(A, A, 2.0);
 
     // Without a cap: the library's own accounting matches the allocator's.

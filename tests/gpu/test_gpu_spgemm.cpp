@@ -219,11 +219,11 @@ TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", 
 }
 
 // A binned product of few rows and products (not small: a few rows of
-// 12,000 terms): the numeric phase moves rows of more than 128 terms to a
+// 12,000 terms): the numeric phase moves rows of 128 terms or more to a
 // block even where a warp's table holds their nnz (configs/bins.hpp's
-// kFewProductsBlockTerms, for C of at most kFewProductsRowsPerSM rows and
-// kFewProductsPerSM products per SM: 3000 rows and 0.55 M products, on
-// devices of 24 SMs and more), and C's offsets come from one block
+// kFewProductsBlockTerms, for C of at most 2 rows for each resident warp
+// and kFewProductsPerSM products per SM: 3000 rows and 0.55 M products, on
+// devices of 24 SMs of 64 warps and more), and C's offsets come from one block
 // (kFewLaunchesRows), and the symbolic phase's warp bins run in one
 // launch, each row in its own bin's table: B's 10,000 columns fit the bits
 // of the last warp bin's (512 slots), not those of the two before it, which

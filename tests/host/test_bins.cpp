@@ -114,7 +114,8 @@ TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and produc
   layout.thresholds.block_terms = kBlockRowTerms;
   spgemm::DeviceLimits limits;
   limits.sm_count = 100;
-  const int few_rows = kFewProductsRowsPerSM * 100;
+  limits.max_threads_per_sm = 2048;
+  const int few_rows = kFewProductsRowsPerWarp * 64 * 100;
   const long long few_products = kFewProductsPerSM * 100;
   auto terms = [&](int rows, long long products) {
     const BinThresholds t = numeric_thresholds(layout, rows, products, limits);

@@ -176,10 +176,11 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 inline constexpr int kBlockRowTerms = 1024;
 inline constexpr int kBlockRowsPerSM = 256;
 // ... and for C of few rows and products, where the kernels are as long as
-// their longest rows' chains of loads and not as their work, rows of more
-// than 128 terms go there (a warp's four steps of 32): C of at most
-// kFewProductsRowsPerSM rows (two for each warp the device holds) and
-// kFewProductsPerSM products per SM, where the host knows them (C of at most
+// their longest rows' chains of loads and not as their work, rows of 128
+// terms or more go there (a warp's four steps of 32): C of at most
+// kFewProductsRowsPerWarp rows for each warp the device holds (128 per SM
+// on sm_90) and kFewProductsPerSM products per SM, where the host knows
+// them (C of at most
 // kSmallMaxRows rows). H200 fp64, numeric phase (us, 1024 -> 128 terms;
 // rows and products per SM): ca-GrQc (40, 3.7 K) 80 -> 55, wb-cs-stanford
 // (75, 5.4 K) 85 -> 54, powerlaw:12000 (91, 1.9 K) 74 -> 68, rmat:12:8 (31,
@@ -189,7 +190,7 @@ inline constexpr int kBlockRowsPerSM = 256;
 // (docs/performance.md, twenty-eighth session; 65 and 96 terms were no
 // better than 128).
 inline constexpr int kFewProductsBlockTerms = 128;
-inline constexpr int kFewProductsRowsPerSM = 128;
+inline constexpr int kFewProductsRowsPerWarp = 2;
 inline constexpr long long kFewProductsPerSM = 40000;
 
 // A row of very many terms and few enough nnz for a hash table keeps its
@@ -501,14 +502,16 @@ struct BinLayout {
 // The thresholds of the numeric binning of a C with `rows` rows and
 // `products` products (-1: not known on the host): without the move to a
 // block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
-// for C of few rows and products (kFewProductsRowsPerSM, kFewProductsPerSM).
+// for C of few rows and products (kFewProductsRowsPerWarp, kFewProductsPerSM).
 inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long long products,
                                         const DeviceLimits& limits) {
   BinThresholds t = layout.thresholds;
   const long long sms = limits.sm_count;
+  const long long warps = sms * (limits.max_threads_per_sm / 32);
   if (rows > kBlockRowsPerSM * sms)
     t.block_bin = -1;
-  else if (rows <= kFewProductsRowsPerSM * sms && products >= 0 && products <= kFewProductsPerSM * sms)
+  else if (rows <= kFewProductsRowsPerWarp * warps && products >= 0 &&
+           products <= kFewProductsPerSM * sms)
     t.block_terms = kFewProductsBlockTerms;
   return t;
 }

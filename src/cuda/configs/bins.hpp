@@ -180,15 +180,14 @@ inline constexpr int kBlockRowsPerSM = 256;
 // terms or more go there (a warp's four steps of 32): C of at most
 // kFewProductsRowsPerWarp rows for each warp the device holds (128 per SM
 // on sm_90) and kFewProductsPerSM products per SM, where the host knows
-// them (C of at most
-// kSmallMaxRows rows). H200 fp64, numeric phase (us, 1024 -> 128 terms;
-// rows and products per SM): ca-GrQc (40, 3.7 K) 80 -> 55, wb-cs-stanford
-// (75, 5.4 K) 85 -> 54, powerlaw:12000 (91, 1.9 K) 74 -> 68, rmat:12:8 (31,
-// 17 K) 146 -> 137, bcsstk13 (15, 34 K) 110 -> 104; but rmat:13:8 (62, 48 K)
-// 221 -> 226, astro-ph (127, 83 K) 390 -> 431 and rgg_n_2_15_s0 (248, 26 K)
-// 126 -> 146 lost: the device already full of rows' warps or of work
-// (docs/performance.md, twenty-eighth session; 65 and 96 terms were no
-// better than 128).
+// them (C of at most kSmallMaxRows rows). H200 fp64, numeric phase (us,
+// 1024 -> 128 terms; rows and products per SM): ca-GrQc (40, 3.7 K) 80 ->
+// 55, wb-cs-stanford (75, 5.4 K) 85 -> 54, powerlaw:12000 (91, 1.9 K) 74 ->
+// 68, rmat:12:8 (31, 17 K) 146 -> 137, bcsstk13 (15, 34 K) 110 -> 104; but
+// rmat:13:8 (62, 48 K) 221 -> 226, astro-ph (127, 83 K) 390 -> 431 and
+// rgg_n_2_15_s0 (248, 26 K) 126 -> 146 lost: the device already full of
+// rows' warps or of work (docs/performance.md, twenty-eighth session; 65
+// and 96 terms were no better than 128).
 inline constexpr int kFewProductsBlockTerms = 128;
 inline constexpr int kFewProductsRowsPerWarp = 2;
 inline constexpr long long kFewProductsPerSM = 40000;

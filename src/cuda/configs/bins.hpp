@@ -363,6 +363,10 @@ inline constexpr double kSmallBlockRowsShare = 0.5;
 // in its own bin's table), and C's row offsets come from one block
 // (binning/row_offsets.cuh, as a small product's do) instead of CUB's scan,
 // which makes two launches, a scratch allocation and an occupancy query.
+// H100 fp64, symbolic phase (us; docs/performance.md, twenty-eighth
+// session): ca-GrQc 117 -> 95, polblogs 126 -> 103 with the one launch;
+// with the bound at 2^15 instead, rgg_n_2_15_s0 (32,768 rows) 79 -> 89 and
+// powerlaw:20000 130 -> 140, the same at 2^16.
 inline constexpr int kFewLaunchesRows = 1 << 14;
 
 // Several devices (src/multi/): products of fewer products than this run

@@ -105,11 +105,12 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
   int launch = 0;
   const int warps_last = s.one_warp_launch ? last_warp_bin(layout, s) : -1;
   auto visit = [&](int bin) {
-    if (bin <= warps_last) {  // bins 0 .. warps_last at once, when the last comes
+    if (bin < warps_last) return;  // (in the launch of warps_last)
+    if (bin == warps_last) {  // bins 0 .. warps_last at once
       int n = rows;
       if (s.host_counts)
         for (int b = n = 0; b <= warps_last; ++b) n += s.host_counts->count[b];
-      if (bin == warps_last && n > 0)
+      if (n > 0)
         f(bin, RowSet::of_bins(s.counts, 0, warps_last + 1, s.binned_rows), n,
           streams.of(launch++));
       return;

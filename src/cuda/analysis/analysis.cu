@@ -258,6 +258,7 @@ struct MaxOp {
 template <class Offset, class Col>
 __global__ void __launch_bounds__(kThreads)
     analysis_kernel(CheckedViews<Offset, Col> checks, CountArgs<Offset, Col> c) {
+  let_dependents_start();  // a small product's symbolic kernel (it waits for this one's end)
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (int i = 0; i < checks.count; ++i) {

@@ -4,7 +4,10 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
+#include <utility>
 
 namespace spgemm::cuda {
 
@@ -35,6 +38,45 @@ template <class Kernel>
 size_t dynamic_smem_limit(Kernel kernel, const DeviceLimits& limits) {
   return limits.max_smem_per_block -
          kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits).static_smem;
+}
+
+// Programmatic dependent launch: a kernel launched by launch_after may be
+// scheduled while the kernel ahead of it in the stream still runs, once
+// every block of that one has called let_dependents_start (or ended). It
+// must call wait_for_stream_ahead before it touches global memory: that
+// returns once the kernel ahead has finished and its writes are visible
+// (and at once where there was no such kernel). What it saves is the
+// launch's latency after the kernel ahead (small products: the analysis
+// kernel, then the symbolic one; ~1.5 us apart on an H100, traced,
+// docs/performance.md).
+__device__ __forceinline__ void let_dependents_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void wait_for_stream_ahead() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// kernel<<<grid, threads, smem, stream>>>(args...), allowed to start early
+// (above) where the device has it.
+template <class... Params, class... Args>
+void launch_after(const DeviceLimits& limits, void (*kernel)(Params...), int grid, int threads,
+                  size_t smem, cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = limits.dependent_launch ? 1 : 0;
+  SPGEMM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
 inline int grid_for(long long items, int items_per_block, int resident) {

@@ -56,6 +56,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
                                      int b_words, int lanes, const int* __restrict__ terms,
                                      SymbolicRanges ranges, Offset* __restrict__ row_nnz,
                                      SmallFinish<Offset> finish) {
+  if constexpr (Finish) wait_for_stream_ahead();  // (launched right behind the analysis)
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -205,9 +206,16 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(
-      A, B, D, set, log2_of_pow2(first_table), static_cast<int>(std::min<long long>(words, INT_MAX)),
-      std::min(lanes, group_threads), terms, ranges, row_nnz, finish);
+  const int log2_table = log2_of_pow2(first_table);
+  const int b_words = static_cast<int>(std::min<long long>(words, INT_MAX));
+  const int group_lanes = std::min(lanes, group_threads);
+  if (finish.total) {  // a small product's one launch, which may start in the analysis's shadow
+    launch_after(limits, kernel, grid, threads, b.smem_bytes, stream, A, B, D, set, log2_table,
+                 b_words, group_lanes, terms, ranges, row_nnz, finish);
+    return;
+  }
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_table, b_words, group_lanes,
+                                                  terms, ranges, row_nnz, finish);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -39,9 +39,10 @@ namespace {
 // shared-memory atomics in whatever order they come.
 
 // One group per row: accumulate in a shared hash map, put it in column
-// order (sorting/), copy out; or, where B's rows are sorted and the row's
-// columns span at most its table, accumulate in direct slots, already in
-// order (accumulators/direct_row.cuh). reuse: C's column indices may hold
+// order (sorting/), copy out; or, where the row's columns span at most its
+// table (all of B's columns do, or B's rows are sorted and the row's do),
+// accumulate in direct slots, already in order
+// (accumulators/direct_row.cuh). reuse: C's column indices may hold
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
@@ -111,8 +112,13 @@ __global__ void __launch_bounds__(max_block_threads(G))
       // missing terms: the table holds columns that are not the row's
       if (!known) clear();
     }
+    // the row's columns' range: all of B's where they fit the table (no
+    // pass over the row: lp_ship04l, 402 columns), else where B's rows are
+    // sorted the ends of those the row takes
     int lo = 0, hi = -1;
-    if (!known && args.b_rows_sorted())
+    if (!known && args.B.num_cols <= table)
+      hi = args.B.num_cols - 1;
+    else if (!known && args.b_rows_sorted())
       sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (known) {
       write_known_values(args, out, len, rank, threads, map);

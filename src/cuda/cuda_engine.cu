@@ -105,8 +105,11 @@ class AnalysisBuffers {
 
   // `ranges` arrays of the columns' ranges: 0, 1 (spans) or 2 (and firsts).
   static size_t bytes(int rows, int ranges) {
-    return Arena::round_up(sizeof(Summary)) + (3 + ranges) * Arena::round_up(sizeof(int) * rows);
+    return Arena::round_up(sizeof(Summary)) + (3 + ranges) * pitch(rows);
   }
+  // Bytes from one array of rows to the next (terms, spans and span_firsts
+  // follow each other: take_counts copies them at once).
+  static size_t pitch(int rows) { return Arena::round_up(sizeof(int) * rows); }
   // Gives back the previous buffers first (never two at once).
   void reallocate(Context& ctx, int rows, int ranges) {
     block_.reallocate(ctx, bytes(rows, ranges));
@@ -117,7 +120,7 @@ class AnalysisBuffers {
     int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans, &span_firsts};
     for (int i = 0; i < 3 + ranges; ++i) {
       *arrays[i] = reinterpret_cast<int*>(at);
-      at += Arena::round_up(sizeof(int) * rows);
+      at += pitch(rows);
     }
   }
 
@@ -218,7 +221,7 @@ class CudaEngine final : public Engine {
     const bool spans = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
                        static_cast<long long>(rows) >
                            static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
-    buffers_.reallocate(ctx_, rows, int{spans} + int{spans && !counted});
+    buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
     Summary* summary = buffers_.summary;
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
@@ -398,18 +401,19 @@ class CudaEngine final : public Engine {
 
   // What launch_analysis would write for `terms` (no statistics, no gate),
   // from the counts of the same rows made before: copied (from whichever
-  // device holds them), B's disorder set where it was found, the rows
-  // beyond the mask cap counted. (A split product's part, whose cut counted
-  // all rows: the stencil's parts' analysis kernels took 55 us each on two
-  // H200s.)
+  // device holds them; the terms and, where analyze asked for them, the
+  // ranges' widths and firsts, in one copy), B's disorder set where it was
+  // found, the rows beyond the mask cap counted. (A split product's part,
+  // whose cut counted all rows: the stencil's parts' analysis kernels took
+  // 55 us each on two H200s.)
   void take_counts(const CountedRows& counted, int rows, const TermCount& terms) {
     const cudaStream_t stream = ctx_.stream();
-    const size_t bytes = sizeof(int) * static_cast<size_t>(rows);
-    SPGEMM_CUDA_CHECK(
-        cudaMemcpyAsync(terms.sizes, counted.terms, bytes, cudaMemcpyDefault, stream));
-    if (terms.spans)
-      SPGEMM_CUDA_CHECK(
-          cudaMemcpyAsync(terms.spans, counted.spans, bytes, cudaMemcpyDefault, stream));
+    const int arrays = 1 + int{terms.spans != nullptr} + int{terms.span_firsts != nullptr};
+    if (rows > 0)
+      SPGEMM_CUDA_CHECK(cudaMemcpy2DAsync(terms.sizes, AnalysisBuffers::pitch(rows), counted.terms,
+                                          sizeof(int) * static_cast<size_t>(counted.pitch),
+                                          sizeof(int) * static_cast<size_t>(rows), arrays,
+                                          cudaMemcpyDefault, stream));
     if (terms.b_disorder && counted.b_disordered)  // (zeroed with the summary: now 1)
       SPGEMM_CUDA_CHECK(cudaMemsetAsync(terms.b_disorder, 1, 1, stream));
     if (terms.rows_beyond)

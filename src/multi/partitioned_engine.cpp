@@ -436,7 +436,7 @@ class PartitionedEngine final : public Engine {
   // The cut's counts given back (on the handle's stream) once every part
   // has taken its rows' own.
   void release_counts() {
-    if (!counts_.terms.get()) return;
+    if (!counts_.counts.get()) return;
     for (auto& part : parts_)
       if (part) part->counted.wait_on(ctx_.stream());
     counts_ = {};

@@ -245,22 +245,25 @@ void wait_for(cudaStream_t stream, const OwnedEvent& event) {
   SPGEMM_CUDA_CHECK(cudaStreamWaitEvent(stream, event.get(), 0));
 }
 
-// Rows [first, first + rows) counted by `by` into sizes (and spans) at the
-// same rows, after `ready` (on the cut's stream: the buffers' allocation,
-// the replicas as the caller's stream left them); the cut's stream then
-// waits for them; its fingerprints (by.printed) and statistics are made on
+// Rows [first, first + rows) counted by `by` into the arrays of `into`
+// (sizes, and spans with span_firsts) at the same rows, after `ready` (on
+// the cut's stream: the buffers' allocation, the replicas as the caller's
+// stream left them); the cut's stream then waits for them; its fingerprints (by.printed) and statistics are made on
 // its device and copied into `results` (no peer atomics: not every pair of
 // GPUs has them). Called with the cut's device current.
 template <class Offset, class Col>
-void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, int* sizes, int* spans,
+void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, const TermCount& into,
                      ShareResults* results, const OwnedEvent& ready, cudaStream_t cut_stream) {
   const cudaStream_t stream = by.ctx->stream();  // (a part's stream is its own, never null)
   wait_for(stream, ready);
   OwnedEvent counted(nullptr, cudaEventDestroy);
   {
     const Context::DeviceGuard guard(*by.ctx);
-    TermCount terms{&by.in, sizes + first};
-    if (spans) terms.spans = spans + first;
+    TermCount terms{&by.in, into.sizes + first};
+    if (into.spans) {
+      terms.spans = into.spans + first;
+      terms.span_firsts = into.span_firsts + first;
+    }
     terms.first_row = first;
     terms.row_count = rows;
     // (freed in stream order, after the copy)
@@ -292,13 +295,14 @@ std::vector<double> checked_shares(
 }  // namespace
 
 std::optional<CountedRows> KeptCounts::from(int64_t first_row) const {
-  if (!terms.get()) return std::nullopt;
-  return CountedRows{terms.get() + first_row, spans.get() ? spans.get() + first_row : nullptr,
-                     b_examined, b_disordered, most_terms};
+  if (!counts.get()) return std::nullopt;
+  const int* terms = counts.get() + first_row;
+  return CountedRows{terms, spans ? terms + pitch : nullptr, spans ? terms + 2 * pitch : nullptr,
+                     pitch, b_examined, b_disordered, most_terms};
 }
 
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
-  return 2 * DeviceBuffer<int>::workspace_bytes(rows + 1) +  // (terms, spans)
+  return DeviceBuffer<int>::workspace_bytes(3 * (rows + 1)) +  // (terms, ranges' widths, firsts)
          DeviceBuffer<long long>::workspace_bytes(rows + 1) +
          DeviceBuffer<unsigned char>::workspace_bytes(sizeof(Head) + sizeof(Cut) * (parts + 1)) +
          DeviceBuffer<unsigned char>::workspace_bytes(scan_temp_bytes(rows)) +
@@ -315,7 +319,12 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   RowSplit split;
   const int64_t rows = in.A->rows;
   const cudaStream_t stream = ctx.stream();
-  DeviceBuffer<int> products(ctx, static_cast<size_t>(rows + 1));
+  // the terms of every row (the scan's input: a 0 past the last row), then
+  // where B's order is examined the ranges' widths and firsts (KeptCounts)
+  const bool b_examined = kept && rows > 0 && b_order_worth_examining(*in.B);
+  const int64_t pitch = rows + 1;
+  DeviceBuffer<int> counts(ctx, static_cast<size_t>(pitch * (b_examined ? 3 : 1)));
+  int* const products = counts.get();
   DeviceBuffer<long long> before(ctx, static_cast<size_t>(rows + 1));
   const bool counted = rows > 0;  // (an A without rows may have no arrays at all)
   // The shares for the expected total, cut before the first readback; the
@@ -330,15 +339,13 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   auto* head = reinterpret_cast<Head*>(box.get());
   auto* guessed_d = reinterpret_cast<Cut*>(box.get() + sizeof(Head));
   SPGEMM_CUDA_CHECK(cudaMemsetAsync(head, 0, sizeof(Head), stream));
-  TermCount terms{&in, products.get()};
-  const bool b_examined = kept && counted && b_order_worth_examining(*in.B);
-  DeviceBuffer<int> widths;
+  TermCount terms{&in, products};
   if (b_examined) {  // (the disorder zeroed with the head)
-    widths.reallocate(ctx, static_cast<size_t>(rows));
     terms.b_disorder = &head->b_disorder;
-    terms.spans = widths.get();
+    terms.spans = products + pitch;
+    terms.span_firsts = products + 2 * pitch;
   }
-  if (counted) SPGEMM_CUDA_CHECK(cudaMemsetAsync(products.get() + rows, 0, sizeof(int), stream));
+  if (counted) SPGEMM_CUDA_CHECK(cudaMemsetAsync(products + rows, 0, sizeof(int), stream));
   // ctx counts the first share of the rows (with the checks and B's order);
   // the others theirs beside it, each on its device, from what ctx's stream
   // had before (a wait for ctx's count would leave them nothing to share).
@@ -355,13 +362,13 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   for (int64_t i = 1; counted && i < sharing; ++i) {
     const int64_t first = rows * i / sharing;
     count_elsewhere<Offset, Col>(counters[static_cast<size_t>(i - 1)], first,
-                                 rows * (i + 1) / sharing - first, products.get(), terms.spans,
+                                 rows * (i + 1) / sharing - first, terms,
                                  &head->shares[i], ready, stream);
   }
   if (counted) {
     size_t bytes = scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx, bytes);
-    scan_products(temp.get(), bytes, products.get(), before.get(), rows, stream);
+    scan_products(temp.get(), bytes, products, before.get(), rows, stream);
     if (guessed.empty())
       SPGEMM_CUDA_CHECK(cudaMemcpyAsync(&head->total, before.get() + rows, sizeof(long long),
                                         cudaMemcpyDeviceToDevice, stream));
@@ -401,7 +408,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     for (int64_t i = 0; counted && i < sharing; ++i)
       most_terms = std::max(most_terms, verdict.shares[i].stats.max);
     if (kept && counted)
-      *kept = {std::move(products), std::move(widths), b_examined, verdict.b_disorder != 0,
+      *kept = {std::move(counts), pitch, b_examined, b_examined, verdict.b_disorder != 0,
                most_terms};
   }
   const std::vector<double> shares = checked_shares(shares_for, split.total);

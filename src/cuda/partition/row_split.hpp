@@ -41,11 +41,14 @@ struct RowSplit {
 };
 
 // What split_rows's count leaves for the parts' analyses (CountedRows):
-// every row's terms and, where B's order was examined, the width of its
-// columns' range, on the cut's device; B's order as found; the most terms
-// of a row.
+// every row's terms and, where B's order was examined, the width and first
+// column of its columns' range, on the cut's device, in one buffer (rows + 1
+// ints apart: a part takes its rows of all three with one copy); B's order
+// as found; the most terms of a row.
 struct KeptCounts {
-  DeviceBuffer<int> terms, spans;  // spans empty: not counted
+  DeviceBuffer<int> counts;  // terms (with a 0 past the last row), then the ranges' widths and firsts
+  int64_t pitch = 0;         // ints from one array to the next
+  bool spans = false;        // the ranges counted
   bool b_examined = false;
   bool b_disordered = false;
   int most_terms = INT_MAX;

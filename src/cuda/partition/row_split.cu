@@ -248,9 +248,10 @@ void wait_for(cudaStream_t stream, const OwnedEvent& event) {
 // Rows [first, first + rows) counted by `by` into the arrays of `into`
 // (sizes, and spans with span_firsts) at the same rows, after `ready` (on
 // the cut's stream: the buffers' allocation, the replicas as the caller's
-// stream left them); the cut's stream then waits for them; its fingerprints (by.printed) and statistics are made on
-// its device and copied into `results` (no peer atomics: not every pair of
-// GPUs has them). Called with the cut's device current.
+// stream left them); the cut's stream then waits for them; its
+// fingerprints (by.printed) and statistics are made on its device and
+// copied into `results` (no peer atomics: not every pair of GPUs has
+// them). Called with the cut's device current.
 template <class Offset, class Col>
 void count_elsewhere(const RowCounter& by, int64_t first, int64_t rows, const TermCount& into,
                      ShareResults* results, const OwnedEvent& ready, cudaStream_t cut_stream) {
@@ -297,8 +298,9 @@ std::vector<double> checked_shares(
 std::optional<CountedRows> KeptCounts::from(int64_t first_row) const {
   if (!counts.get()) return std::nullopt;
   const int* terms = counts.get() + first_row;
-  return CountedRows{terms, spans ? terms + pitch : nullptr, spans ? terms + 2 * pitch : nullptr,
-                     pitch, b_examined, b_disordered, most_terms};
+  return CountedRows{terms, b_examined ? terms + pitch : nullptr,
+                     b_examined ? terms + 2 * pitch : nullptr, pitch, b_examined, b_disordered,
+                     most_terms};
 }
 
 size_t split_rows_workspace_bytes(int64_t rows, int parts) {
@@ -408,8 +410,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
     for (int64_t i = 0; counted && i < sharing; ++i)
       most_terms = std::max(most_terms, verdict.shares[i].stats.max);
     if (kept && counted)
-      *kept = {std::move(counts), pitch, b_examined, b_examined, verdict.b_disorder != 0,
-               most_terms};
+      *kept = {std::move(counts), pitch, b_examined, verdict.b_disorder != 0, most_terms};
   }
   const std::vector<double> shares = checked_shares(shares_for, split.total);
   const int parts = static_cast<int>(shares.size());

@@ -46,9 +46,10 @@ struct RowSplit {
 // ints apart: a part takes its rows of all three with one copy); B's order
 // as found; the most terms of a row.
 struct KeptCounts {
-  DeviceBuffer<int> counts;  // terms (with a 0 past the last row), then the ranges' widths and firsts
-  int64_t pitch = 0;         // ints from one array to the next
-  bool spans = false;        // the ranges counted
+  // the terms (a 0 past the last row), then where B's order was examined
+  // the ranges' widths and firsts
+  DeviceBuffer<int> counts;
+  int64_t pitch = 0;  // ints from one array to the next
   bool b_examined = false;
   bool b_disordered = false;
   int most_terms = INT_MAX;

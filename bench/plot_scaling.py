@@ -4,7 +4,10 @@ the speedup of each split configuration over the handle's device alone (same
 run), for the whole pipeline and for a numeric phase again, with the target
 (1.8x on two GPUs) as a line; and each configuration's spread of its parts'
 numeric times (slowest / fastest) against its target (1.15).
-Usage: bench/plot_scaling.py out.png LABEL=run.csv [LABEL=run.csv ...]"""
+Usage: bench/plot_scaling.py out.png [--mode SUFFIX ...] LABEL=run.csv [LABEL=run.csv ...]
+  --mode: only the split modes with this suffix (spgemm-split-bench's mode
+  column after the "/": dist, repl, dist+repl; "" for C assembled without
+  replicas); default all."""
 import csv
 import sys
 
@@ -19,17 +22,27 @@ def rows_of(path):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
+KINDS = {"": "assembled", "dist": "distributed", "repl": "assembled, replicas",
+         "dist+repl": "distributed, replicas"}
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    runs = []
-    for arg in sys.argv[2:]:
+    runs, modes, args = [], [], sys.argv[2:]
+    while args and args[0] == "--mode":
+        modes.append(args[1])
+        args = args[2:]
+    for arg in args:
         label, path = arg.split("=", 1)
         runs.append((label, rows_of(path)))
     bars = []  # (label, matrix, whole x, again x, spread)
     for label, rows in runs:
         for r in rows:
-            kind = "distributed" if r["mode"].endswith("/dist") else "assembled"
+            suffix = r["mode"].split("/", 1)[1] if "/" in r["mode"] else ""
+            if modes and suffix not in modes:
+                continue
+            kind = KINDS.get(suffix, suffix)
             bars.append((f"{label}, {kind}", r["matrix"].replace(".mtx.gz", ""),
                          float(r["one_total_ms"]) / float(r["other_total_ms"]),
                          float(r["one_again_ms"]) / float(r["other_again_ms"]),

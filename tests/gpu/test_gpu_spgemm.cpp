@@ -348,6 +348,45 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, do
   }
 }
 
+// Where all of B's columns fit a row's table, the numeric phase maps them
+// to slots directly without a pass over the row's range, whether B's rows
+// are sorted or not (kernels/numeric.cuh): in a warp's table (C of 100
+// columns) and in a block's (a small product of 400 rows, C of 400 columns,
+// as lp_ship04l's A * A^T), B's rows as generated and reversed; each then
+// again with C's columns kept, and poisoned.
+TEMPLATE_TEST_CASE("GPU numeric phase's direct slots over all of a narrow B's columns", "[gpu]",
+                   float, double) {
+  Handle handle;
+  struct Case {
+    const char* name;
+    HostCsr<double> A, B;
+  };
+  const Case cases[] = {
+      {"warp: 3000 x 3000, 8 a row * 3000 x 100, 12 a row", uniform_random(3000, 3000, 8, 71),
+       uniform_random(3000, 100, 12, 72)},
+      {"block: 400 x 3000, 20 a row * 3000 x 400, 8 a row", uniform_random(400, 3000, 20, 73),
+       uniform_random(3000, 400, 8, 74)},
+  };
+  for (const Case& c : cases) {
+    for (const bool reversed : {false, true}) {
+      auto A = convert_values<TestType>(c.A);
+      auto B = convert_values<TestType>(reversed ? with_reversed_rows(c.B) : c.B);
+      DeviceProduct<TestType> product(handle.h, A, B);
+      for (uint64_t round = 1; round <= 3; ++round) {
+        randomize_values(A, 600 + round);
+        randomize_values(B, 700 + round);
+        product.set_values(A, B);
+        const HostCsr<TestType> C = product.numeric(TestType(0.5), round == 2);
+        const std::string diff = compare_csr(C, reference_spgemm(A, B, TestType(0.5)),
+                                             default_rtol<TestType>());
+        INFO(c.name << (reversed ? ", B's rows reversed" : "") << " round " << round << ": "
+                    << diff);
+        CHECK(diff.empty());
+      }
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
                    double) {
   Handle handle;

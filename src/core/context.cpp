@@ -90,7 +90,6 @@ void Context::bind(int device) {
   limits_.max_smem_per_sm =
       static_cast<size_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device_));
   limits_.l2_bytes = static_cast<size_t>(attribute(cudaDevAttrL2CacheSize, device_));
-  limits_.dependent_launch = attribute(cudaDevAttrComputeCapabilityMajor, device_) >= 9;
 
   // A private pool, so raising its release threshold does not change the
   // caller's default pool. Keeping memory across syncs turns a 100 us

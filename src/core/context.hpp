@@ -30,10 +30,6 @@ struct DeviceLimits {
   size_t max_smem_per_block = 0;  // opt-in maximum for one block
   size_t max_smem_per_sm = 0;
   size_t l2_bytes = 0;
-  // Programmatic dependent launch (compute capability 9.0 on): a kernel may
-  // start before the one ahead of it in its stream has finished, and waits
-  // for it on the device (configs/launch.cuh's launch_after).
-  bool dependent_launch = false;
 };
 
 // The caller's device allocator (spgemmSetDeviceAllocator); alloc == nullptr

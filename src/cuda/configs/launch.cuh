@@ -21,6 +21,7 @@ namespace spgemm::cuda {
 struct KernelFacts {
   size_t static_smem = 0;
   int blocks_per_sm = 0;
+  int ptx_version = 0;  // of the code the device runs: 90 for compute_90
 };
 KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits);
 
@@ -62,7 +63,9 @@ __device__ __forceinline__ void wait_for_stream_ahead() {
 }
 
 // kernel<<<grid, threads, smem, stream>>>(args...), allowed to start early
-// (above) where the device has it.
+// (above) where the code the device runs for it has the wait: compiled for
+// compute_90 or later (a build for an older architecture has none, even
+// where a newer device runs it).
 template <class... Params, class... Args>
 void launch_after(const DeviceLimits& limits, void (*kernel)(Params...), int grid, int threads,
                   size_t smem, cudaStream_t stream, Args&&... args) {
@@ -75,7 +78,8 @@ void launch_after(const DeviceLimits& limits, void (*kernel)(Params...), int gri
   config.dynamicSmemBytes = smem;
   config.stream = stream;
   config.attrs = &early;
-  config.numAttrs = limits.dependent_launch ? 1 : 0;
+  const KernelFacts facts = kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits);
+  config.numAttrs = facts.ptx_version >= 90 ? 1 : 0;
   SPGEMM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 

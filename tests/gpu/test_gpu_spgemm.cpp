@@ -34,6 +34,30 @@ void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>&
   CHECK(diff.empty());
 }
 
+// A named product of two generated matrices.
+struct Case {
+  const char* name;
+  HostCsr<double> A, B;
+};
+
+// One plan's numeric phase three times, each on new values (A's from
+// seed + round, B's from seed + 100 + round), against the oracle: the first
+// numeric phase; C's columns kept; C's columns poisoned.
+template <class V>
+void check_three_numeric_rounds(spgemmHandle_t handle, HostCsr<V> A, HostCsr<V> B, V alpha,
+                                uint64_t seed, const std::string& name) {
+  DeviceProduct<V> product(handle, A, B);
+  for (uint64_t round = 1; round <= 3; ++round) {
+    randomize_values(A, seed + round);
+    randomize_values(B, seed + 100 + round);
+    product.set_values(A, B);
+    const HostCsr<V> C = product.numeric(alpha, round == 2);
+    const std::string diff = compare_csr(C, reference_spgemm(A, B, alpha), default_rtol<V>());
+    INFO(name << " round " << round << ": " << diff);
+    CHECK(diff.empty());
+  }
+}
+
 // An empty rows x cols matrix to append rows to.
 HostCsr<double> to_fill(int64_t rows, int64_t cols) {
   HostCsr<double> m;
@@ -302,10 +326,6 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // suite runs under racecheck.
 TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, double) {
   Handle handle;
-  struct Case {
-    const char* name;
-    HostCsr<double> A, B;
-  };
   const Case cases[] = {
       {"direct, warp: banded:2000:15", generate("banded:2000:15"), generate("banded:2000:15")},
       {"direct, block: banded:2000:15 * banded:2000:20", generate("banded:2000:15"),
@@ -330,22 +350,9 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, do
       {"whole rows of B, blocks of 1024: 20 x 3000, 1100 a row * banded:3000:600",
        uniform_random(20, 3000, 1100, 39), generate("banded:3000:600")},
   };
-  for (const Case& c : cases) {
-    auto A = convert_values<TestType>(c.A);
-    auto B = convert_values<TestType>(c.B);
-    DeviceProduct<TestType> product(handle.h, A, B);
-    // rounds: the first numeric phase; C's columns kept; C's columns poisoned
-    for (uint64_t round = 1; round <= 3; ++round) {
-      randomize_values(A, 400 + round);
-      randomize_values(B, 500 + round);
-      product.set_values(A, B);
-      const HostCsr<TestType> C = product.numeric(TestType(-1.25), round == 2);
-      const std::string diff = compare_csr(C, reference_spgemm(A, B, TestType(-1.25)),
-                                           default_rtol<TestType>());
-      INFO(c.name << " round " << round << ": " << diff);
-      CHECK(diff.empty());
-    }
-  }
+  for (const Case& c : cases)
+    check_three_numeric_rounds(handle.h, convert_values<TestType>(c.A),
+                               convert_values<TestType>(c.B), TestType(-1.25), 400, c.name);
 }
 
 // Where all of B's columns fit a row's table, the numeric phase maps them
@@ -357,34 +364,18 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, do
 TEMPLATE_TEST_CASE("GPU numeric phase's direct slots over all of a narrow B's columns", "[gpu]",
                    float, double) {
   Handle handle;
-  struct Case {
-    const char* name;
-    HostCsr<double> A, B;
-  };
   const Case cases[] = {
       {"warp: 3000 x 3000, 8 a row * 3000 x 100, 12 a row", uniform_random(3000, 3000, 8, 71),
        uniform_random(3000, 100, 12, 72)},
       {"block: 400 x 3000, 20 a row * 3000 x 400, 8 a row", uniform_random(400, 3000, 20, 73),
        uniform_random(3000, 400, 8, 74)},
   };
-  for (const Case& c : cases) {
-    for (const bool reversed : {false, true}) {
-      auto A = convert_values<TestType>(c.A);
-      auto B = convert_values<TestType>(reversed ? with_reversed_rows(c.B) : c.B);
-      DeviceProduct<TestType> product(handle.h, A, B);
-      for (uint64_t round = 1; round <= 3; ++round) {
-        randomize_values(A, 600 + round);
-        randomize_values(B, 700 + round);
-        product.set_values(A, B);
-        const HostCsr<TestType> C = product.numeric(TestType(0.5), round == 2);
-        const std::string diff = compare_csr(C, reference_spgemm(A, B, TestType(0.5)),
-                                             default_rtol<TestType>());
-        INFO(c.name << (reversed ? ", B's rows reversed" : "") << " round " << round << ": "
-                    << diff);
-        CHECK(diff.empty());
-      }
-    }
-  }
+  for (const Case& c : cases)
+    for (const bool reversed : {false, true})
+      check_three_numeric_rounds(
+          handle.h, convert_values<TestType>(c.A),
+          convert_values<TestType>(reversed ? with_reversed_rows(c.B) : c.B), TestType(0.5), 600,
+          std::string(c.name) + (reversed ? ", B's rows reversed" : ""));
 }
 
 TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[gpu]", float,
@@ -417,10 +408,6 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
   Handle handle;
-  struct Case {
-    const char* name;
-    HostCsr<double> A, B;
-  };
   const auto banded = generate("banded:3000:200");
   const Case cases[] = {
       {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},

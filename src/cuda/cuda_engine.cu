@@ -16,8 +16,10 @@
 // rows whose product is expected to be small, analyze does not synchronize:
 // the symbolic phase's kernel runs behind a gate (analysis.cuh's
 // ProductStats::small_rows) that opens only if the product is small and the
-// input checks found nothing; symbolic's readback brings the verdict, and a
-// product that was not small after all goes the general way from there.
+// input checks found nothing. It counts its rows while the analysis kernel
+// still runs, and its last block writes C's offsets only if the gate opened;
+// symbolic's readback brings the verdict, and a product that was not small
+// after all goes the general way from there.
 // Otherwise analyze reads back the input checks' verdict when it runs them
 // and, for C with few rows, the products' total and maximum; that readback
 // also brings the symbolic bins' counts, so that the symbolic phase then
@@ -42,6 +44,7 @@
 #include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -197,6 +200,7 @@ class CudaEngine final : public Engine {
     lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
     deferred_.count = 0;
+    gate_ = {};
     // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that the analysis sets on the device, and its synchronization
@@ -240,7 +244,8 @@ class CudaEngine final : public Engine {
       launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     if (bin >= 0) {
       deferred_.keep(checks, count);
-      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin, &summary->products.small_rows};
+      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
+      gate_ = {&summary->products.small_rows, speculative.gate_max_row};
       return;
     }
     // The rows are binned before any readback, which then brings the bins'
@@ -266,11 +271,11 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = buffers_.summary;
     written_ = {};
-    if (symbolic_schedule_.live_rows) {  // tried behind the gate (analyze)
+    if (gate_.open_rows) {  // tried behind the gate (analyze)
       const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base));
       report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
       deferred_.count = 0;
-      symbolic_schedule_.live_rows = nullptr;
+      gate_ = {};
       if (host.products.small_rows > 0) return small_nnz(host, rows);
       known_products_ = host.products.total;
       if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
@@ -297,7 +302,7 @@ class CudaEngine final : public Engine {
              &summary->numeric, buffers_.numeric_rows, stream);
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
-    numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1, nullptr,
+    numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
                          summary->draws};
     return host.nnz;
   }
@@ -344,19 +349,24 @@ class CudaEngine final : public Engine {
   };
 
   // The symbolic phase of a small product: one kernel over all rows (behind
-  // the gate if the schedule has one) whose last block writes C's offsets,
-  // and the summary read back.
+  // the gate if analyze set one: its rows are counted while the analysis
+  // still runs, row_offsets.cuh's SmallFinish) whose last block writes C's
+  // offsets, and the summary read back.
   Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
-    const SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
-                                     &summary->symbolic_blocks_done,
-                                     post_into(box, summary, sizeof(Summary))};
+    SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
+                               &summary->symbolic_blocks_done,
+                               post_into(box, summary, sizeof(Summary))};
+    finish.counts = buffers_.symbolic_rows;  // (not binned: free)
+    finish.gate = gate_.open_rows;
+    finish.max_row_terms = gate_.open_rows ? gate_.max_row_terms : INT_MAX;
+    finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, buffers_.terms, SymbolicRanges{},
-                                 symbolic_schedule_, offsets, &finish, LaunchStreams{ctx_.stream()});
+                                 rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
+                                 offsets, &finish, LaunchStreams{ctx_.stream()});
     ctx_.wait_for(box);
     Summary host;
     std::memcpy(&host, box.host_data, sizeof(Summary));
@@ -442,7 +452,7 @@ class CudaEngine final : public Engine {
   // the host where they were read back.
   void schedule_binned(int rows, const BinCounts* host_counts) {
     Summary* summary = buffers_.summary;
-    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1, nullptr,
+    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1,
                           summary->draws};
     symbolic_schedule_.one_warp_launch = rows <= kFewLaunchesRows;
   }
@@ -575,6 +585,13 @@ class CudaEngine final : public Engine {
   BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
+  // A small product tried without knowing its statistics (analyze): the
+  // analysis's gate, and the most terms a row may have for it to open.
+  struct Gate {
+    const int* open_rows = nullptr;  // nullptr: not tried so
+    int max_row_terms = 0;
+  };
+  Gate gate_;
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;

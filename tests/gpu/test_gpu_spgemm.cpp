@@ -228,6 +228,24 @@ TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", fl
                           TestType(0.75), "300 rows in blocks");
 }
 
+TEMPLATE_TEST_CASE("GPU small product tried behind the gate, whose longest rows shut it", "[gpu]",
+                   float, double) {
+  // The same products with longer long rows: ~600 terms in warps (over the
+  // 384 their gate takes) and ~900 in blocks (over 768: 3/4 of the first
+  // block bin's 1024 slots). The symbolic kernel counts its rows while the
+  // analysis runs and skips those longer than the gate takes; the gate
+  // stays shut and the product goes on by its statistics
+  // (kernels/symbolic.cu, cuda_engine.cu).
+  Handle handle;
+  const auto B = uniform_random(4000, 4000, 20, 42);
+  const auto warps = few_long_rows(3000, 4000, 2, 30, 3, 43);
+  check_product<TestType>(handle.h, convert_values<TestType>(warps), convert_values<TestType>(B),
+                          TestType(0.75), "3000 rows, longest of ~600 terms");
+  const auto blocks = few_long_rows(300, 4000, 2, 45, 3, 44);
+  check_product<TestType>(handle.h, convert_values<TestType>(blocks), convert_values<TestType>(B),
+                          TestType(0.75), "300 rows, longest of ~900 terms");
+}
+
 TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", "[gpu]", float,
                    double) {
   // 30001 rows of 9 random columns: 2.4 M products, above what is tried

@@ -78,27 +78,22 @@ __device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
 // (counts and list on the device), or bins bin .. bin + bins - 1, which
 // follow each other in the list (the symbolic phase's warp bins in one
 // launch, configs/bins.hpp's kFewLaunchesRows), or, for small products that
-// skip the binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order;
-// with live_rows, only the first *live_rows of them (read on the device: a
-// gate the analysis set, analysis.cuh's ProductStats::small_rows).
+// skip the binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order.
 struct RowSet {
   const BinCounts* counts = nullptr;  // nullptr: all rows
   int bin = 0;
   const int* binned = nullptr;
   int all_rows = 0;
-  const int* live_rows = nullptr;
   unsigned* draws = nullptr;  // binned: the bin's counter for draw_row
   int bins = 1;
 
   static RowSet of_bin(const BinCounts* counts, int bin, const int* binned, unsigned* draws) {
-    return {counts, bin, binned, 0, nullptr, draws};
+    return {counts, bin, binned, 0, draws};
   }
   static RowSet of_bins(const BinCounts* counts, int bin, int bins, const int* binned) {
-    return {counts, bin, binned, 0, nullptr, nullptr, bins};
+    return {counts, bin, binned, 0, nullptr, bins};
   }
-  static RowSet all(int rows, const int* live_rows) {
-    return {nullptr, 0, nullptr, rows, live_rows, nullptr};
-  }
+  static RowSet all(int rows) { return {nullptr, 0, nullptr, rows, nullptr}; }
 
   // On the device: the set's size and its i-th row, read once per kernel.
   struct View {
@@ -108,7 +103,7 @@ struct RowSet {
     __device__ __forceinline__ int operator[](int i) const { return list ? list[i] : i; }
   };
   __device__ __forceinline__ View view() const {
-    if (!counts) return {nullptr, live_rows ? min(*live_rows, all_rows) : all_rows, nullptr};
+    if (!counts) return {nullptr, all_rows, nullptr};
     int size = counts->count[bin];
     for (int b = 1; b < bins; ++b) size += counts->count[bin + b];
     return {binned + bin_begin(counts, bin), size, draws};

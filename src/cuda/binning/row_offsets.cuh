@@ -10,9 +10,23 @@
 
 namespace spgemm::cuda {
 
-// Where the last block of a single-bin symbolic launch writes its results,
-// and what it posts to the host after them (also when the gate kept the
-// rows out).
+// The sizes of the arrays a small product's symbolic kernel reads: it may
+// run before the input checks' verdict is known (SmallFinish::gate), so it
+// tests every position and row of B it follows against them.
+struct OperandExtents {
+  long long a_nnz;
+  long long b_rows;
+  long long b_nnz;
+  long long d_nnz;  // 0 without D
+};
+
+// A single-bin symbolic launch over all rows of a small product: where its
+// rows' counts go, where its last block writes C's offsets and the other
+// results from them, and what that block posts to the host after them. With
+// a gate (analysis.cuh's ProductStats::small_rows, set by the analysis
+// kernel still running ahead of it) the rows are counted at once, rows of
+// more than max_row_terms terms skipped, and C's offsets written only if
+// the last block finds the gate open.
 template <class Offset>
 struct SmallFinish {
   int rows;
@@ -21,11 +35,15 @@ struct SmallFinish {
   int* longest;                // the largest row count
   unsigned int* blocks_done;   // zero before the first launch; left zero after each
   DevicePost post;
+  int* counts = nullptr;       // the rows' counts (workspace)
+  const int* gate = nullptr;   // nullptr: none (the verdict was known at the launch)
+  int max_row_terms = 0;
+  OperandExtents extents{};
 };
 
-// Block-collective (blockDim.x a multiple of 32, at most 1024): offsets[0,
-// rows) holds the row counts on entry; on exit offsets[0, rows] are C's row
-// offsets starting at `base`, *total the 64-bit nnz(C) and *longest the
+// Block-collective (blockDim.x a multiple of 32, at most 1024): counts[0,
+// rows) holds the row counts (counts may be offsets itself); on exit
+// offsets[0, rows] are C's row offsets starting at `base`, *total the 64-bit nnz(C) and *longest the
 // largest count. The block goes through the rows in tiles of
 // kOffsetsPerThread per thread, each warp a run of 32 * kOffsetsPerThread:
 // loads and stores coalesced (register j of lane l is row 32 j + l of the
@@ -38,8 +56,8 @@ struct SmallFinish {
 // across runs are 64-bit.
 inline constexpr int kOffsetsPerThread = 8;
 
-template <class Count, class Offset>
-__device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f) {
+template <class Count, class In, class Offset>
+__device__ void block_row_offsets(const In* counts, Offset* offsets, const SmallFinish<Offset>& f) {
   constexpr int J = kOffsetsPerThread;
   __shared__ long long warp_sums[2][32];  // by tile parity: one barrier per tile
   __shared__ Count warp_most[32];
@@ -51,7 +69,7 @@ __device__ void block_row_offsets(Offset* offsets, const SmallFinish<Offset>& f)
     const int run = tile_start + warp * 32 * J + lane;
 #pragma unroll
     for (int j = 0; j < J; ++j)
-      x[j] = run + 32 * j < f.rows ? static_cast<Count>(offsets[run + 32 * j]) : 0;
+      x[j] = run + 32 * j < f.rows ? static_cast<Count>(counts[run + 32 * j]) : 0;
   };
   long long carry = f.base;
   Count most = 0;
@@ -116,7 +134,7 @@ inline constexpr int kOffsetsBlockThreads = 1024;
 template <class Offset>
 __global__ void __launch_bounds__(kOffsetsBlockThreads)
     row_offsets_kernel(Offset* offsets, SmallFinish<Offset> f) {
-  block_row_offsets<long long>(offsets, f);
+  block_row_offsets<long long>(offsets, offsets, f);
 }
 
 }  // namespace spgemm::cuda

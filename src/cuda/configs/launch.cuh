@@ -44,12 +44,12 @@ size_t dynamic_smem_limit(Kernel kernel, const DeviceLimits& limits) {
 // Programmatic dependent launch: a kernel launched by launch_after may be
 // scheduled while the kernel ahead of it in the stream still runs, once
 // every block of that one has called let_dependents_start (or ended). It
-// must call wait_for_stream_ahead before it touches global memory: that
-// returns once the kernel ahead has finished and its writes are visible
-// (and at once where there was no such kernel). What it saves is the
-// launch's latency after the kernel ahead: a small product's symbolic
-// kernel began a median 4.0 us after its analysis kernel's end instead of
-// 4.9, at least 0.1 instead of 1.3 (one H200, traced, docs/performance.md).
+// must call wait_for_stream_ahead before it reads what the kernel ahead
+// writes, or writes what that one reads: the wait returns once the kernel
+// ahead has finished and its writes are visible (and at once where there
+// was no such kernel). A small product's symbolic kernel counts its rows
+// in the shadow of the analysis kernel, and only its last block waits
+// (kernels/symbolic.cu, docs/performance.md).
 __device__ __forceinline__ void let_dependents_start() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

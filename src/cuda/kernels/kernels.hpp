@@ -45,14 +45,12 @@ void with_sort_registers(int k, F&& f) {
 // bins are skipped and grids are exact; otherwise every bin is launched with
 // a grid sized for all rows and its kernels read their count themselves), or,
 // for small products (single_bin >= 0), all rows in order through that one
-// bin's kernel, without any row lists; with live_rows, only if the
-// device's gate there lets them (RowSet::all).
+// bin's kernel, without any row lists (RowSet::all).
 struct Schedule {
   const BinCounts* counts = nullptr;
   const int* binned_rows = nullptr;
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
-  const int* live_rows = nullptr;
   unsigned* draws = nullptr;  // binned: a row counter per bin (draw_row), zeroed
   // without host counts: no row has more terms, and bins that cannot hold
   // such rows (BinThresholds::may_hold) are not launched (INT_MAX: any row)
@@ -99,7 +97,7 @@ template <class F>
 void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s,
                             const LaunchStreams& streams, F&& f) {
   if (s.single_bin >= 0) {
-    f(s.single_bin, RowSet::all(rows, s.live_rows), rows, streams.main);
+    f(s.single_bin, RowSet::all(rows), rows, streams.main);
     return;
   }
   int launch = 0;
@@ -146,10 +144,10 @@ struct SymbolicRanges {
 };
 
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
-// left out have no products); with `small` (a single-bin schedule) the
-// kernel's last block then turns them into C's offsets
-// (binning/row_offsets.cuh). terms[row]: the row's terms as the analysis
-// counted them.
+// left out have no products); with `small` (a single-bin schedule) its
+// rows' counts go to small->counts and the kernel's last block turns them
+// into C's offsets (binning/row_offsets.cuh). terms[row]: the row's terms as
+// the analysis counted them (unused with `small`: that kernel counts them).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,

@@ -4,6 +4,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/launch.cuh"
+#include "cuda/group_collectives.cuh"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/kernels/lane_terms.cuh"
 
@@ -37,6 +38,46 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
   return __popc(__ballot_sync(0xffffffffu, lowest));
 }
 
+// The terms of `row` (products and, with Addend, D's entries) where every
+// position and row of B that its loops follow lies within the operands'
+// arrays; -1 where one does not. For a small product's kernel, which counts
+// its rows while the input checks still run (SmallFinish::gate): a row that
+// fails comes from a defective operand, which shuts the gate, so its count
+// is never used. Group-collective.
+template <bool Addend, class Offset, class Col>
+__device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
+                                       const Pattern<Offset, Col>& B,
+                                       const Pattern<Offset, Col>& D, const OperandExtents& e,
+                                       int row, int rank, int threads, long long* partial) {
+  auto within = [](Offset begin, Offset end, long long nnz) {
+    return 0 <= begin && begin <= end && static_cast<long long>(end) <= nnz;
+  };
+  const Offset a_begin = A.begin(row), a_end = A.end(row);
+  if (!within(a_begin, a_end, e.a_nnz)) return -1;  // (the same on every thread)
+  bool outside = false;
+  long long terms = 0;
+  for (Offset a = a_begin + rank; a < a_end; a += threads) {
+    const int k = A.col(a);
+    if (k < 0 || k >= e.b_rows) {
+      outside = true;
+      continue;
+    }
+    const Offset b_begin = B.begin(k), b_end = B.end(k);
+    if (within(b_begin, b_end, e.b_nnz)) terms += b_end - b_begin;
+    else outside = true;
+  }
+  if constexpr (Addend) {
+    const Offset d_begin = D.begin(row), d_end = D.end(row);
+    if (!within(d_begin, d_end, e.d_nnz)) return -1;
+    if (rank == 0) terms += d_end - d_begin;
+  }
+  const bool any_outside =
+      threads == 32 ? __any_sync(kFullWarp, outside) : __syncthreads_or(outside) != 0;
+  long long total = 0;
+  group_exclusive_sum(terms, rank, threads, partial, total);
+  return any_outside ? -1 : total;
+}
+
 // One group of threads per row, a hash set of 2^log2_table slots per group
 // (a set of several warp bins, RowSet::bins: each row the table of its
 // bin, twice the one before), or where B's b_words words of columns fit in
@@ -47,16 +88,19 @@ __device__ __forceinline__ int distinct_in_warp(const Pattern<Offset, Col>& A,
 // counted without a table (distinct_in_warp). Ranged (warp groups only):
 // where B's columns do not fit a row's table, a row whose columns' range
 // does (SymbolicRanges) gets a bitmask over that range. Finish (a small
-// product's single launch over all rows): the last block to finish turns
-// the counts into C's row offsets. All are compiled apart, so that the
-// other launches keep their code and registers.
+// product's single launch over all rows, SmallFinish): the rows' terms are
+// counted here, not read from the analysis, so that the rows may be
+// counted while the analysis kernel ahead still runs (a programmatic
+// dependent launch, configs/launch.cuh); the last block to finish waits for
+// it, and turns the counts into C's row offsets if the gate is open. All
+// are compiled apart, so that the other launches keep their code and
+// registers.
 template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int b_words, int lanes, const int* __restrict__ terms,
                                      SymbolicRanges ranges, Offset* __restrict__ row_nnz,
                                      SmallFinish<Offset> finish) {
-  if constexpr (Finish) wait_for_stream_ahead();  // (launched right behind the analysis)
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -66,6 +110,17 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   int* counter = reinterpret_cast<int*>(smem) + per_block * stride + slot;
   const int rank = static_cast<int>(group.thread_rank());
   const int threads = static_cast<int>(group.num_threads());
+
+  long long* partial = nullptr;  // blocks: group_collectives.cuh's scratch
+  if constexpr (Finish && G == Group::block) {
+    __shared__ long long block_partial[32];
+    partial = block_partial;
+  }
+  // (a small product's counts wait for the gate in the workspace)
+  auto put = [&](int row, int count) {
+    if constexpr (Finish) finish.counts[row] = count;
+    else row_nnz[row] = static_cast<Offset>(count);
+  };
 
   const RowSet::View rows = row_set.view();
   const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
@@ -81,11 +136,21 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     const int row = rows[i];
     const int log2_row = log2_table + (row_set.bins > 1 ? bins.of(i) : 0);
     const int table = 1 << log2_row;
+    long long row_terms = 0;
+    if constexpr (Finish) {
+      row_terms = checked_row_terms<Addend>(A, B, D, finish.extents, row, rank, threads, partial);
+      if (row_terms < 0 || row_terms > finish.max_row_terms) {  // (the gate stays shut)
+        if (rank == 0) put(row, 0);
+        continue;
+      }
+    } else if constexpr (Match) {
+      row_terms = terms[row];
+    }
     if constexpr (Match) {
       static_assert(G == Group::warp, "a row of few terms is a warp's");
-      if (terms[row] <= kSymbolicMatchTerms) {  // (warp-uniform)
+      if (row_terms <= kSymbolicMatchTerms) {  // (warp-uniform)
         const int count = distinct_in_warp<Addend>(A, B, D, row);
-        if (rank == 0) row_nnz[row] = static_cast<Offset>(count);
+        if (rank == 0) put(row, count);
         continue;
       }
     }
@@ -121,7 +186,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     }
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
-    if (rank == 0) row_nnz[row] = static_cast<Offset>(*counter);
+    if (rank == 0) put(row, *counter);
     group.sync();  // the table and counter are reused by the next row
   }
   if constexpr (Finish) {
@@ -132,8 +197,10 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     __syncthreads();
     if (!last) return;
     __threadfence();
-    // (a shut gate ran no row: C's offsets stay untouched)
-    if (rows.size == finish.rows) block_row_offsets<int>(row_nnz, finish);
+    wait_for_stream_ahead();  // the analysis's gate and statistics
+    // (a shut gate leaves C's offsets untouched)
+    if (!finish.gate || *reinterpret_cast<const volatile int*>(finish.gate) == finish.rows)
+      block_row_offsets<int>(finish.counts, row_nnz, finish);
     if (finish.post.words > 0) post_to_host(finish.post);
   }
 }
@@ -195,8 +262,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
   // every table's bits, their bitmask covers every row's range)
   auto kernel =
       finish.total
-          ? (terms ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
-                   : hash_symbolic_kernel<G, Addend, true, false, false, Offset, Col>)
+          ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
       : ranges.widths && words > first_table
           ? (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, kWarp, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, false, false, kWarp, Offset, Col>)

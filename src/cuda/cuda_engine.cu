@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "core/values.hpp"
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/analysis/analysis_pass.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
@@ -228,26 +229,18 @@ class CudaEngine final : public Engine {
     buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
     Summary* summary = buffers_.summary;
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
-    TermCount terms{&in, buffers_.terms, stats_read ? &summary->products : nullptr};
-    terms.gate_max_row = speculative.gate_max_row;
-    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
-    terms.spans = buffers_.spans;  // (each nullptr where not counted)
-    terms.span_firsts = buffers_.span_firsts;
     mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
-    if (mask_cap_.rows_beyond) {
-      terms.rows_beyond = &summary->rows_beyond;
-      terms.beyond_terms = mask_cap_.beyond;
-    }
-    if (counted)
-      take_counts(*counted, rows, terms);
-    else
-      launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
-    if (bin >= 0) {
+    if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
       gate_ = {&summary->products.small_rows, speculative.gate_max_row};
       return;
     }
+    const TermCount terms = term_count(in, stats_read, 0);
+    if (counted)
+      take_counts(*counted, rows, terms);
+    else
+      launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
     // The rows are binned before any readback, which then brings the bins'
     // counts too: the symbolic phase launches only bins with rows, with
     // exact grids (a product found small after all wasted the binning).
@@ -272,7 +265,10 @@ class CudaEngine final : public Engine {
     Summary* summary = buffers_.summary;
     written_ = {};
     if (gate_.open_rows) {  // tried behind the gate (analyze)
-      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base));
+      const TermCount terms = term_count(in, true, gate_.max_row_terms);
+      const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
+          ctx_, deferred_.operands, deferred_.count, summary->checks, &terms);
+      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass);
       report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
       deferred_.count = 0;
       gate_ = {};
@@ -292,7 +288,7 @@ class CudaEngine final : public Engine {
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, buffers_.terms, symbolic_ranges(),
-                                 symbolic_schedule_, offsets, nullptr, fork.streams());
+                                 symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
     fork.done();
     const auto base = static_cast<Offset>(c.base);
     total_and_scan(offsets, rows, base, &summary->nnz, stream);
@@ -348,11 +344,30 @@ class CudaEngine final : public Engine {
     }
   };
 
+  // What the analysis counts (analysis.cuh): the terms of every row, with
+  // `stats` their statistics and the gate (opening for rows of at most
+  // gate_max_row terms; 0: none), B's order where it is examined, and the
+  // rows beyond the mask cap.
+  TermCount term_count(const Operands& in, bool stats, int gate_max_row) {
+    Summary* summary = buffers_.summary;
+    TermCount terms{&in, buffers_.terms, stats ? &summary->products : nullptr};
+    terms.gate_max_row = gate_max_row;
+    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
+    terms.spans = buffers_.spans;  // (each nullptr where not counted)
+    terms.span_firsts = buffers_.span_firsts;
+    if (mask_cap_.rows_beyond) {
+      terms.rows_beyond = &summary->rows_beyond;
+      terms.beyond_terms = mask_cap_.beyond;
+    }
+    return terms;
+  }
+
   // The symbolic phase of a small product: one kernel over all rows (behind
-  // the gate if analyze set one: its rows are counted while the analysis
-  // still runs, row_offsets.cuh's SmallFinish) whose last block writes C's
-  // offsets, and the summary read back.
-  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base) {
+  // the gate if analyze set one, with `analysis` run in blocks of its own
+  // beside the rows: row_offsets.cuh's SmallFinish) whose last block writes
+  // C's offsets, and the summary read back.
+  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base,
+                         const AnalysisPass<Offset, Col>* analysis = nullptr) {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
@@ -366,7 +381,7 @@ class CudaEngine final : public Engine {
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
-                                 offsets, &finish, LaunchStreams{ctx_.stream()});
+                                 offsets, &finish, analysis, LaunchStreams{ctx_.stream()});
     ctx_.wait_for(box);
     Summary host;
     std::memcpy(&host, box.host_data, sizeof(Summary));

@@ -23,10 +23,11 @@ struct OperandExtents {
 // A single-bin symbolic launch over all rows of a small product: where its
 // rows' counts go, where its last block writes C's offsets and the other
 // results from them, and what that block posts to the host after them. With
-// a gate (analysis.cuh's ProductStats::small_rows, set by the analysis
-// kernel still running ahead of it) the rows are counted at once, rows of
-// more than max_row_terms terms skipped, and C's offsets written only if
-// the last block finds the gate open.
+// a gate (analysis.cuh's ProductStats::small_rows, set by the analysis's
+// pass in the launch's last analysis_blocks blocks) the rows are counted
+// before the pass's verdict, rows of more than max_row_terms terms
+// skipped, and C's offsets written only if the last block finds the gate
+// open.
 template <class Offset>
 struct SmallFinish {
   int rows;
@@ -39,6 +40,7 @@ struct SmallFinish {
   const int* gate = nullptr;   // nullptr: none (the verdict was known at the launch)
   int max_row_terms = 0;
   OperandExtents extents{};
+  int analysis_blocks = 0;     // set by the launch
 };
 
 // Block-collective (blockDim.x a multiple of 32, at most 1024): counts[0,

@@ -57,7 +57,6 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   SPGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   KernelFacts facts;
   facts.static_smem = attributes.sharedSizeBytes;
-  facts.ptx_version = attributes.ptxVersion;
   // the default is what fits 48 KB; devices that allow more need the opt-in
   const auto dynamic_max = static_cast<int>(limits.max_smem_per_block - facts.static_smem);
   if (attributes.maxDynamicSharedSizeBytes < dynamic_max)

@@ -7,7 +7,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <utility>
 
 namespace spgemm::cuda {
 
@@ -21,7 +20,6 @@ namespace spgemm::cuda {
 struct KernelFacts {
   size_t static_smem = 0;
   int blocks_per_sm = 0;
-  int ptx_version = 0;  // of the code the device runs: 90 for compute_90
 };
 KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits);
 
@@ -39,48 +37,6 @@ template <class Kernel>
 size_t dynamic_smem_limit(Kernel kernel, const DeviceLimits& limits) {
   return limits.max_smem_per_block -
          kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits).static_smem;
-}
-
-// Programmatic dependent launch: a kernel launched by launch_after may be
-// scheduled while the kernel ahead of it in the stream still runs, once
-// every block of that one has called let_dependents_start (or ended). It
-// must call wait_for_stream_ahead before it reads what the kernel ahead
-// writes, or writes what that one reads: the wait returns once the kernel
-// ahead has finished and its writes are visible (and at once where there
-// was no such kernel). A small product's symbolic kernel counts its rows
-// in the shadow of the analysis kernel, and only its last block waits
-// (kernels/symbolic.cu, docs/performance.md).
-__device__ __forceinline__ void let_dependents_start() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void wait_for_stream_ahead() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
-// kernel<<<grid, threads, smem, stream>>>(args...), allowed to start early
-// (above) where the code the device runs for it has the wait: compiled for
-// compute_90 or later (a build for an older architecture has none, even
-// where a newer device runs it).
-template <class... Params, class... Args>
-void launch_after(const DeviceLimits& limits, void (*kernel)(Params...), int grid, int threads,
-                  size_t smem, cudaStream_t stream, Args&&... args) {
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(grid));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &early;
-  const KernelFacts facts = kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits);
-  config.numAttrs = facts.ptx_version >= 90 ? 1 : 0;
-  SPGEMM_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
 }
 
 inline int grid_for(long long items, int items_per_block, int resident) {

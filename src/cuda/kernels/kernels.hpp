@@ -143,17 +143,22 @@ struct SymbolicRanges {
   const unsigned long long* b_disorder = nullptr;
 };
 
+template <class Offset, class Col>
+struct AnalysisPass;  // analysis/analysis_pass.cuh
+
 // Writes the nnz of every row of C the schedule covers into row_nnz (rows
 // left out have no products); with `small` (a single-bin schedule) its
 // rows' counts go to small->counts and the kernel's last block turns them
-// into C's offsets (binning/row_offsets.cuh). terms[row]: the row's terms as
-// the analysis counted them (unused with `small`: that kernel counts them).
+// into C's offsets (binning/row_offsets.cuh), with `analysis` (where not
+// nullptr) run by blocks of its own beside the rows. terms[row]: the row's
+// terms as the analysis counted them (unused with `small`: that kernel
+// counts them).
 template <class Offset, class Col>
 void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                      const int* terms, SymbolicRanges ranges, const Schedule& schedule,
                      Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const LaunchStreams& streams);
+                     const AnalysisPass<Offset, Col>* analysis, const LaunchStreams& streams);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse

@@ -1,6 +1,7 @@
 // Symbolic phase: the number of distinct columns in every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/analysis/analysis_pass.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/launch.cuh"
@@ -89,18 +90,19 @@ __device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
 // where B's columns do not fit a row's table, a row whose columns' range
 // does (SymbolicRanges) gets a bitmask over that range. Finish (a small
 // product's single launch over all rows, SmallFinish): the rows' terms are
-// counted here, not read from the analysis, so that the rows may be
-// counted while the analysis kernel ahead still runs (a programmatic
-// dependent launch, configs/launch.cuh); the last block to finish waits for
-// it, and turns the counts into C's row offsets if the gate is open. All
-// are compiled apart, so that the other launches keep their code and
-// registers.
+// counted here, not read from the analysis, and the grid's last
+// finish.analysis_blocks blocks run the analysis's pass (analysis_pass.cuh:
+// the input checks, the statistics, the gate) beside the rows, so that the
+// product needs no analysis kernel ahead; the last block to finish turns
+// the counts into C's row offsets if the gate is open. All are compiled
+// apart, so that the other launches keep their code and registers.
 template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
-__global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                                     Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                                     int b_words, int lanes, const int* __restrict__ terms,
-                                     SymbolicRanges ranges, Offset* __restrict__ row_nnz,
-                                     SmallFinish<Offset> finish) {
+__global__ void __launch_bounds__(max_block_threads(G))
+    hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                         RowSet row_set, int log2_table, int b_words, int lanes,
+                         const int* __restrict__ terms, SymbolicRanges ranges,
+                         Offset* __restrict__ row_nnz, SmallFinish<Offset> finish,
+                         AnalysisPass<Offset, Col> analysis) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -122,17 +124,27 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
     else row_nnz[row] = static_cast<Offset>(count);
   };
 
+  int row_blocks = static_cast<int>(gridDim.x);
+  bool analyzing = false;
+  if constexpr (Finish) {
+    row_blocks -= finish.analysis_blocks;
+    analyzing = static_cast<int>(blockIdx.x) >= row_blocks;
+    if (analyzing)
+      analysis_pass(analysis.checks, analysis.count, static_cast<int>(blockIdx.x) - row_blocks,
+                    finish.analysis_blocks);
+  }
+
   const RowSet::View rows = row_set.view();
   const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
-                                          static_cast<int>(gridDim.x) * per_block};
+                                          row_blocks * per_block};
   auto* mask = reinterpret_cast<uint32_t*>(keys);
   bool ranged = false;
   if constexpr (Ranged) {
     static_assert(G == Group::warp, "ranges are for rows of warps");
     ranged = *ranges.b_disorder == 0;  // (launched only where some table lacks B's bits)
   }
-  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
+  for (int i = analyzing ? -1 : turns.first(); i >= 0; i = turns.next(i)) {
     const int row = rows[i];
     const int log2_row = log2_table + (row_set.bins > 1 ? bins.of(i) : 0);
     const int table = 1 << log2_row;
@@ -191,13 +203,12 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
   }
   if constexpr (Finish) {
     __shared__ bool last;
-    __threadfence();  // this block's counts before its share of blocks_done
+    __threadfence();  // this block's counts (or share of the pass) before its share of blocks_done
     __syncthreads();
     if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
     __syncthreads();
     if (!last) return;
     __threadfence();
-    wait_for_stream_ahead();  // the analysis's gate and statistics
     // (a shut gate leaves C's offsets untouched)
     if (!finish.gate || *reinterpret_cast<const volatile int*>(finish.gate) == finish.rows)
       block_row_offsets<int>(finish.counts, row_nnz, finish);
@@ -255,7 +266,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
                      RowSet set, int rows_in_set, Pattern<Offset, Col> A,
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int lanes,
                      const int* terms, SymbolicRanges ranges, Offset* row_nnz,
-                     const SmallFinish<Offset>& finish, cudaStream_t stream) {
+                     SmallFinish<Offset> finish, const AnalysisPass<Offset, Col>& analysis,
+                     cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
   const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
   // (a small product's single launch has no ranges; where B's columns fit
@@ -269,19 +281,16 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
           : (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, false, Offset, Col>
                    : hash_symbolic_kernel<G, Addend, false, false, false, Offset, Col>);
   const int threads = b.spec.block_threads;
-  const int grid = grid_for(rows_in_set, b.rows_per_block,
-                            resident_blocks(kernel, threads, b.smem_bytes, limits));
+  const int resident = resident_blocks(kernel, threads, b.smem_bytes, limits);
+  const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
+  // (a small product's pass of the analysis: blocks of their own after the rows')
+  finish.analysis_blocks = analysis.work > 0 ? grid_for(analysis.work, threads, resident) : 0;
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   const int log2_table = log2_of_pow2(first_table);
   const int b_words = static_cast<int>(std::min<long long>(words, INT_MAX));
   const int group_lanes = std::min(lanes, group_threads);
-  if (finish.total) {  // a small product's one launch, which may start in the analysis's shadow
-    launch_after(limits, kernel, grid, threads, b.smem_bytes, stream, A, B, D, set, log2_table,
-                 b_words, group_lanes, terms, ranges, row_nnz, finish);
-    return;
-  }
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_table, b_words, group_lanes,
-                                                  terms, ranges, row_nnz, finish);
+  kernel<<<grid + finish.analysis_blocks, threads, b.smem_bytes, stream>>>(
+      A, B, D, set, log2_table, b_words, group_lanes, terms, ranges, row_nnz, finish, analysis);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -290,8 +299,10 @@ template <bool Addend, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
                  Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                  const int* terms, SymbolicRanges ranges, const Schedule& s, Offset* row_nnz,
-                 const SmallFinish<Offset>* small, const LaunchStreams& streams) {
+                 const SmallFinish<Offset>* small, const AnalysisPass<Offset, Col>* pass,
+                 const LaunchStreams& streams) {
   const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
+  const AnalysisPass<Offset, Col> analysis = pass ? *pass : AnalysisPass<Offset, Col>{};
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
     if (bin == layout.dense_bin()) {
@@ -314,10 +325,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
                                            D, lanes, matched ? terms : nullptr, ranges, row_nnz,
-                                           finish, stream);
+                                           finish, analysis, stream);
     else
       launch_hash_bin<Group::block, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
-                                            D, lanes, nullptr, ranges, row_nnz, finish, stream);
+                                            D, lanes, nullptr, ranges, row_nnz, finish, analysis,
+                                            stream);
   });
 }
 
@@ -328,10 +340,10 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
                      const int* terms, SymbolicRanges ranges, const Schedule& schedule,
                      Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const LaunchStreams& streams) {
+                     const AnalysisPass<Offset, Col>* analysis, const LaunchStreams& streams) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
     launch_bins<addend>(limits, layout, A, B, D, rows, lanes, terms, ranges, schedule, row_nnz,
-                        small, streams);
+                        small, analysis, streams);
   });
 }
 
@@ -340,7 +352,9 @@ void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Patter
                                              Pattern<Offset, Col>, Pattern<Offset, Col>,      \
                                              Pattern<Offset, Col>, int, int, const int*,      \
                                              SymbolicRanges, const Schedule&, Offset*,        \
-                                             const SmallFinish<Offset>*, const LaunchStreams&);
+                                             const SmallFinish<Offset>*,                      \
+                                             const AnalysisPass<Offset, Col>*,                \
+                                             const LaunchStreams&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_SYMBOLIC)
 
 }  // namespace spgemm::cuda

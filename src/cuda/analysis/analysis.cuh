@@ -1,5 +1,6 @@
-// Analysis: one pass over the operands' structures, in one kernel
-// (analysis.cu):
+// Analysis: one pass over the operands' structures (analysis_pass.cuh), in
+// one kernel (analysis.cu) or in blocks of a small product's symbolic
+// kernel (kernels/symbolic.cu):
 //   - the input checks (core/csr_checks.hpp) of up to kMaxCheckedOperands
 //     operands;
 //   - the number of terms (products a_ik * b_kj, plus the entries of D) of
@@ -38,8 +39,9 @@ struct ProductStats {
   int max;
   // With a gate asked for: the number of rows if the product is small, its
   // longest row has at most gate_max_row products and the input checks found
-  // nothing; 0 otherwise. Kernels read it to run on all rows or on none, so
-  // that the host need not know before its next synchronization.
+  // nothing; 0 otherwise. A small product's symbolic kernel reads it to
+  // write C's offsets or not, so that the host need not know before its next
+  // synchronization.
   int small_rows;
   unsigned int blocks_done;  // the last block to finish sets small_rows
 };

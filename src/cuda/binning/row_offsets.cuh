@@ -45,12 +45,12 @@ struct SmallFinish {
 
 // Block-collective (blockDim.x a multiple of 32, at most 1024): counts[0,
 // rows) holds the row counts (counts may be offsets itself); on exit
-// offsets[0, rows] are C's row offsets starting at `base`, *total the 64-bit nnz(C) and *longest the
-// largest count. The block goes through the rows in tiles of
-// kOffsetsPerThread per thread, each warp a run of 32 * kOffsetsPerThread:
-// loads and stores coalesced (register j of lane l is row 32 j + l of the
-// run), the next tile loaded while this one is scanned, the run's 32-row
-// scans side by side. A thread per contiguous run of rows instead made
+// offsets[0, rows] are C's row offsets starting at `base`, *total the
+// 64-bit nnz(C) and *longest the largest count. The block goes through the
+// rows in tiles of kOffsetsPerThread per thread, each warp a run of 32 *
+// kOffsetsPerThread: loads and stores coalesced (register j of lane l is
+// row 32 j + l of the run), the next tile loaded while this one is
+// scanned, the run's 32-row scans side by side. A thread per contiguous run of rows instead made
 // every load and store touch a sector of its own, from one SM: ~100 us
 // for wing's 62,032 rows (H200), longer than the rest of its symbolic phase.
 // The 32-row scans are of Count: int where nnz(C) is known to fit (a small
@@ -59,7 +59,8 @@ struct SmallFinish {
 inline constexpr int kOffsetsPerThread = 8;
 
 template <class Count, class In, class Offset>
-__device__ void block_row_offsets(const In* counts, Offset* offsets, const SmallFinish<Offset>& f) {
+__device__ void block_row_offsets(const In* counts, Offset* offsets,
+                                  const SmallFinish<Offset>& f) {
   constexpr int J = kOffsetsPerThread;
   __shared__ long long warp_sums[2][32];  // by tile parity: one barrier per tile
   __shared__ Count warp_most[32];

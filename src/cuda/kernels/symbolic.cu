@@ -95,14 +95,18 @@ __device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
 // the input checks, the statistics, the gate) beside the rows, so that the
 // product needs no analysis kernel ahead; the last block to finish turns
 // the counts into C's row offsets if the gate is open. All are compiled
-// apart, so that the other launches keep their code and registers.
+// apart, so that the other launches keep their code and registers (the
+// kernels below).
 template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
-__global__ void __launch_bounds__(max_block_threads(G))
-    hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
-                         RowSet row_set, int log2_table, int b_words, int lanes,
-                         const int* __restrict__ terms, SymbolicRanges ranges,
-                         Offset* __restrict__ row_nnz, SmallFinish<Offset> finish,
-                         AnalysisPass<Offset, Col> analysis) {
+__device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
+                                           const Pattern<Offset, Col>& B,
+                                           const Pattern<Offset, Col>& D, RowSet row_set,
+                                           int log2_table, int b_words, int lanes,
+                                           const int* __restrict__ terms,
+                                           const SymbolicRanges& ranges,
+                                           Offset* __restrict__ row_nnz,
+                                           const SmallFinish<Offset>& finish,
+                                           const AnalysisPass<Offset, Col>& analysis) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -216,6 +220,34 @@ __global__ void __launch_bounds__(max_block_threads(G))
   }
 }
 
+// The bins' kernels, without launch bounds: their code and registers as
+// before small products had a kernel of their own (with the bounds below,
+// symbolic phases on one H200: rmat:16:16 1.53 -> 1.79 ms, longrows:20000
+// 0.49 -> 0.56, landmark 0.76 -> 0.84, banded:500000:16 1.73 -> 1.86;
+// docs/performance.md, thirtieth session)...
+template <Group G, bool Addend, bool Match, bool Ranged, class Offset, class Col>
+__global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                                     Pattern<Offset, Col> D, RowSet row_set, int log2_table,
+                                     int b_words, int lanes, const int* __restrict__ terms,
+                                     SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
+  count_rows<G, Addend, false, Match, Ranged>(A, B, D, row_set, log2_table, b_words, lanes,
+                                              terms, ranges, row_nnz, SmallFinish<Offset>{},
+                                              AnalysisPass<Offset, Col>{});
+}
+
+// ... and a small product's, whose analysis blocks' code must not take more
+// registers than its largest blocks have.
+template <Group G, bool Addend, class Offset, class Col>
+__global__ void __launch_bounds__(max_block_threads(G))
+    small_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                          RowSet row_set, int log2_table, int b_words, int lanes,
+                          Offset* __restrict__ row_nnz, SmallFinish<Offset> finish,
+                          AnalysisPass<Offset, Col> analysis) {
+  count_rows<G, Addend, true, G == Group::warp, false>(A, B, D, row_set, log2_table, b_words,
+                                                       lanes, nullptr, SymbolicRanges{}, row_nnz,
+                                                       finish, analysis);
+}
+
 // One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
 // windows of the row's column range.
 template <bool Addend, class Offset, class Col>
@@ -270,27 +302,33 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
                      cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
   const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
-  // (a small product's single launch has no ranges; where B's columns fit
-  // every table's bits, their bitmask covers every row's range)
-  auto kernel =
-      finish.total
-          ? hash_symbolic_kernel<G, Addend, true, kWarp, false, Offset, Col>
-      : ranges.widths && words > first_table
-          ? (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, kWarp, Offset, Col>
-                   : hash_symbolic_kernel<G, Addend, false, false, kWarp, Offset, Col>)
-          : (terms ? hash_symbolic_kernel<G, Addend, false, kWarp, false, Offset, Col>
-                   : hash_symbolic_kernel<G, Addend, false, false, false, Offset, Col>);
   const int threads = b.spec.block_threads;
-  const int resident = resident_blocks(kernel, threads, b.smem_bytes, limits);
-  const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
-  // (a small product's pass of the analysis: blocks of their own after the rows')
-  finish.analysis_blocks = analysis.work > 0 ? grid_for(analysis.work, threads, resident) : 0;
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   const int log2_table = log2_of_pow2(first_table);
   const int b_words = static_cast<int>(std::min<long long>(words, INT_MAX));
   const int group_lanes = std::min(lanes, group_threads);
-  kernel<<<grid + finish.analysis_blocks, threads, b.smem_bytes, stream>>>(
-      A, B, D, set, log2_table, b_words, group_lanes, terms, ranges, row_nnz, finish, analysis);
+  if (finish.total) {  // a small product's one launch (no ranges)
+    auto kernel = small_symbolic_kernel<G, Addend, Offset, Col>;
+    const int resident = resident_blocks(kernel, threads, b.smem_bytes, limits);
+    const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
+    // (its pass of the analysis: blocks of their own after the rows')
+    finish.analysis_blocks = analysis.work > 0 ? grid_for(analysis.work, threads, resident) : 0;
+    kernel<<<grid + finish.analysis_blocks, threads, b.smem_bytes, stream>>>(
+        A, B, D, set, log2_table, b_words, group_lanes, row_nnz, finish, analysis);
+    SPGEMM_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  // (where B's columns fit every table's bits, their bitmask covers every
+  // row's range)
+  auto kernel = ranges.widths && words > first_table
+                    ? (terms ? hash_symbolic_kernel<G, Addend, kWarp, kWarp, Offset, Col>
+                             : hash_symbolic_kernel<G, Addend, false, kWarp, Offset, Col>)
+                    : (terms ? hash_symbolic_kernel<G, Addend, kWarp, false, Offset, Col>
+                             : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
+  const int grid = grid_for(rows_in_set, b.rows_per_block,
+                            resident_blocks(kernel, threads, b.smem_bytes, limits));
+  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_table, b_words, group_lanes,
+                                                  terms, ranges, row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

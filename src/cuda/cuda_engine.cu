@@ -16,10 +16,11 @@
 // rows whose product is expected to be small, analyze does not synchronize:
 // the symbolic phase's kernel runs behind a gate (analysis.cuh's
 // ProductStats::small_rows) that opens only if the product is small and the
-// input checks found nothing. It counts its rows while the analysis kernel
-// still runs, and its last block writes C's offsets only if the gate opened;
-// symbolic's readback brings the verdict, and a product that was not small
-// after all goes the general way from there.
+// input checks found nothing. That one kernel also runs the analysis (in
+// blocks of its own beside the rows'), and its last block writes C's
+// offsets only if the gate opened; symbolic's readback brings the verdict,
+// and a product that was not small after all goes the general way from
+// there.
 // Otherwise analyze reads back the input checks' verdict when it runs them
 // and, for C with few rows, the products' total and maximum; that readback
 // also brings the symbolic bins' counts, so that the symbolic phase then
@@ -233,7 +234,7 @@ class CudaEngine final : public Engine {
     if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-      gate_ = {&summary->products.small_rows, speculative.gate_max_row};
+      gate_ = {true, speculative.gate_max_row};
       return;
     }
     const TermCount terms = term_count(in, stats_read, 0);
@@ -264,7 +265,7 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = buffers_.summary;
     written_ = {};
-    if (gate_.open_rows) {  // tried behind the gate (analyze)
+    if (gate_.tried) {  // tried behind the gate (analyze)
       const TermCount terms = term_count(in, true, gate_.max_row_terms);
       const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
           ctx_, deferred_.operands, deferred_.count, summary->checks, &terms);
@@ -375,8 +376,8 @@ class CudaEngine final : public Engine {
                                &summary->symbolic_blocks_done,
                                post_into(box, summary, sizeof(Summary))};
     finish.counts = buffers_.symbolic_rows;  // (not binned: free)
-    finish.gate = gate_.open_rows;
-    finish.max_row_terms = gate_.open_rows ? gate_.max_row_terms : INT_MAX;
+    finish.gate = gate_.tried ? &summary->products.small_rows : nullptr;
+    finish.max_row_terms = gate_.tried ? gate_.max_row_terms : INT_MAX;
     finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
@@ -600,10 +601,11 @@ class CudaEngine final : public Engine {
   BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;
-  // A small product tried without knowing its statistics (analyze): the
-  // analysis's gate, and the most terms a row may have for it to open.
+  // Whether analyze left a small product to be tried behind the gate
+  // (ProductStats::small_rows) without knowing its statistics, and the most
+  // terms a row may have for the gate to open.
   struct Gate {
-    const int* open_rows = nullptr;  // nullptr: not tried so
+    bool tried = false;
     int max_row_terms = 0;
   };
   Gate gate_;

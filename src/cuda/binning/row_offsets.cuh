@@ -50,9 +50,10 @@ struct SmallFinish {
 // rows in tiles of kOffsetsPerThread per thread, each warp a run of 32 *
 // kOffsetsPerThread: loads and stores coalesced (register j of lane l is
 // row 32 j + l of the run), the next tile loaded while this one is
-// scanned, the run's 32-row scans side by side. A thread per contiguous run of rows instead made
-// every load and store touch a sector of its own, from one SM: ~100 us
-// for wing's 62,032 rows (H200), longer than the rest of its symbolic phase.
+// scanned, the run's 32-row scans side by side. A thread per contiguous
+// run of rows instead made every load and store touch a sector of its
+// own, from one SM: ~100 us for wing's 62,032 rows (H200), longer than the
+// rest of its symbolic phase.
 // The 32-row scans are of Count: int where nnz(C) is known to fit (a small
 // product's is at most its terms, kSmallMaxProducts), else 64-bit; the sums
 // across runs are 64-bit.

@@ -356,10 +356,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     const HashBinLaunch& b = layout.hash[bin];  // (of a set of several: the last)
     const HashBinSpec& first = layout.hash[bin - set.bins + 1].spec;
     // rows of few terms are only in the bins of few (a row's size is at
-    // most its terms) or in a small product's one launch; the others are
-    // compiled without the path (uniform:500000:8, rows of 64 terms:
-    // symbolic 306 -> 339 us with it compiled in, H200)
-    const bool matched = first.max_size <= kSymbolicMatchTerms || s.single_bin >= 0;
+    // most its terms) or in a small product's one launch (which counts its
+    // rows' terms itself); the others are compiled without the path
+    // (uniform:500000:8, rows of 64 terms: symbolic 306 -> 339 us with it
+    // compiled in, H200)
+    const bool matched = first.max_size <= kSymbolicMatchTerms;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
                                            D, lanes, matched ? terms : nullptr, ranges, row_nnz,

@@ -66,6 +66,7 @@ struct Summary {
   int longest_row;        // small products: nnz of C's longest row
   unsigned long long b_disorder;  // examined: nonzero where a row of B repeats or lowers a column
   int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
+  int gate_shut;          // small products tried behind the gate: a row found it shut
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
@@ -377,6 +378,7 @@ class CudaEngine final : public Engine {
                                post_into(box, summary, sizeof(Summary))};
     finish.counts = buffers_.symbolic_rows;  // (not binned: free)
     finish.gate = gate_.tried ? &summary->products.small_rows : nullptr;
+    finish.shut = gate_.tried ? &summary->gate_shut : nullptr;
     finish.max_row_terms = gate_.tried ? gate_.max_row_terms : INT_MAX;
     finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
@@ -481,9 +483,10 @@ class CudaEngine final : public Engine {
   // bin -1 if none (no rows, or more than kSmallMaxRows: the gate never
   // opens for them), or if the product is not expected to be small:
   // products estimated as if every row of B had B's average length, above
-  // kSmallSpeculateProducts. (The estimate only picks the path: a skewed B that
-  // makes it miss costs one empty launch and a second readback in symbolic,
-  // or one readback here.)
+  // kSmallSpeculateProducts; a larger bin where its rows are expected to be
+  // longer than the gate takes. (The estimate only picks the path: a skewed
+  // B that makes it miss costs one empty launch and a second readback in
+  // symbolic, or one readback here.)
   struct Speculative {
     int bin = -1;
     int gate_max_row = 0;
@@ -496,21 +499,34 @@ class CudaEngine final : public Engine {
     const double estimate =
         static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
     if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallSpeculateProducts)) return {};
-    const Group group = small_group(rows);
-    Speculative chosen;
-    for (int bin = 0; bin < static_cast<int>(symbolic_layout_.hash.size()); ++bin) {
+    // a bin may take the product's rows (and the numeric layout rows as
+    // long), and its gate lets rows of up to kSmallGateLoad of its table
+    // through where the numeric layout takes those
+    auto tried_in = [&](int bin) {
       const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;
-      if (spec.group == group && small_bin(symbolic_layout_, rows, spec.max_size) == bin &&
-          small_bin(numeric_layout_, rows, spec.max_size) >= 0) {
-        chosen = {bin, spec.max_size};
+      if (small_bin(symbolic_layout_, rows, spec.max_size) != bin ||
+          small_bin(numeric_layout_, rows, spec.max_size) < 0)
+        return Speculative{};
+      const int fuller = static_cast<int>(spec.table_size * kSmallGateLoad);
+      return Speculative{bin, small_bin(numeric_layout_, rows, fuller) >= 0 ? fuller : spec.max_size};
+    };
+    const Group group = small_group(rows);
+    const int bins = static_cast<int>(symbolic_layout_.hash.size());
+    Speculative chosen;
+    for (int bin = 0; bin < bins; ++bin) {
+      const Speculative here = tried_in(bin);
+      if (here.bin >= 0 && symbolic_layout_.hash[bin].spec.group == group) {
+        chosen = here;
         if (group == Group::block) break;
       }
     }
-    if (chosen.bin >= 0) {
-      const int fuller = static_cast<int>(
-          symbolic_layout_.hash[chosen.bin].spec.table_size * kSmallGateLoad);
-      if (small_bin(numeric_layout_, rows, fuller) >= 0) chosen.gate_max_row = fuller;
-    }
+    // rows expected to be longer than its gate takes: the first larger bin
+    // whose gate takes kSmallSpeculateRowMargin times their average, or else
+    // the largest (configs/bins.hpp)
+    const double wanted = kSmallSpeculateRowMargin * estimate / rows;
+    for (int bin = chosen.bin + 1; chosen.bin >= 0 && chosen.gate_max_row < wanted && bin < bins;
+         ++bin)
+      if (const Speculative here = tried_in(bin); here.bin >= 0) chosen = here;
     return chosen;
   }
 

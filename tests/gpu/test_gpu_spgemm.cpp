@@ -260,6 +260,19 @@ TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", 
                           TestType(1.25), "30001 rows, small");
 }
 
+TEMPLATE_TEST_CASE("GPU small product of rows that average many terms", "[gpu]", float, double) {
+  // 1500 rows of 20 random columns times rows of 20: ~400 terms a row, more
+  // than the gate of the warp bin a product of 1500 rows is usually tried in
+  // takes (384), so it is tried in a block bin whose gate takes four times
+  // its average row (configs/bins.hpp's kSmallSpeculateRowMargin), and the
+  // gate opens there.
+  Handle handle;
+  const auto A = uniform_random(1500, 4000, 20, 61);
+  const auto B = uniform_random(4000, 4000, 20, 62);
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(-0.5), "1500 rows of ~400 terms");
+}
+
 // A binned product of few rows and products (not small: a few rows of
 // 12,000 terms): the numeric phase moves rows of 128 terms or more to a
 // block even where a warp's table holds their nnz (configs/bins.hpp's

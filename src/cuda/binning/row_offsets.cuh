@@ -38,6 +38,7 @@ struct SmallFinish {
   DevicePost post;
   int* counts = nullptr;       // the rows' counts (workspace)
   const int* gate = nullptr;   // nullptr: none (the verdict was known at the launch)
+  int* shut = nullptr;         // with a gate: nonzero once a block's row has found it shut
   int max_row_terms = 0;
   OperandExtents extents{};
   int analysis_blocks = 0;     // set by the launch

@@ -348,6 +348,16 @@ inline constexpr long long kSmallSpeculateProducts = 1 << 21;
 // readback. lp_ship04l's longest row has 258 terms, the largest warp table
 // 512 slots (symbolic phase 24 -> 17 us, whole pipeline 70 -> 67 us, H100).
 inline constexpr double kSmallGateLoad = 0.75;
+// Where that bin's gate takes fewer terms than this many times the average
+// row's expected terms, the product is tried in the first larger bin whose
+// gate takes that many (or else the largest that takes its rows): its
+// longest rows would shut the gate (ex6: 1,651 rows expected to average ~900
+// terms, longest over 2,048, tried in warps whose gate took 384: a wasted
+// launch and readback before the block bin of 8,192 slots, ~20 us of its
+// ~125; reading the statistics back in analyze instead cost more, its
+// analysis, binning and readback; H200, docs/performance.md, thirty-first
+// session).
+inline constexpr double kSmallSpeculateRowMargin = 4.0;
 // A small product takes as long as its longest row, one chain of dependent
 // loads for the group that works on it; where its rows are so few that
 // their blocks of the first block bin take at most this share of the

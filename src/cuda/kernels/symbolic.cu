@@ -154,9 +154,24 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     const int table = 1 << log2_row;
     long long row_terms = 0;
     if constexpr (Finish) {
+      // Rows of blocks: once a row has found the gate shut, the rows after
+      // it are not counted (their counts are never used). Rows of warps are
+      // too short for a load of the flag ahead of each to pay (delaunay_n15's
+      // 32,768 rows: symbolic phase +9 us, one H200).
+      constexpr bool kFlag = G == Group::block;
+      if constexpr (kFlag) {
+        const bool shut = rank == 0 && finish.shut && *static_cast<volatile int*>(finish.shut);
+        if (__syncthreads_or(shut)) {
+          if (rank == 0) put(row, 0);
+          continue;
+        }
+      }
       row_terms = checked_row_terms<Addend>(A, B, D, finish.extents, row, rank, threads, partial);
       if (row_terms < 0 || row_terms > finish.max_row_terms) {  // (the gate stays shut)
-        if (rank == 0) put(row, 0);
+        if (rank == 0) {
+          put(row, 0);
+          if (kFlag && finish.shut) *static_cast<volatile int*>(finish.shut) = 1;
+        }
         continue;
       }
     } else if constexpr (Match) {

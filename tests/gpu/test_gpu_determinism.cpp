@@ -75,6 +75,10 @@ const Spec kLongSpecs[] = {
     // over their range: summed at their columns' ranks in one pass
     // (accumulators/ranked_row.cuh)
     {"hub:60000:16000:300:8", [] { return generate("hub:60000:16000:300:8"); }},
+    // long rows of A naming about 80 rows of B of 1000 entries each, which
+    // blocks take whole after each chunk's numbered terms
+    // (kernels/ordered_loop.cuh's add_row_in_order)
+    {"longrows:10000:800:1000:4", [] { return generate("longrows:10000:800:1000:4"); }},
 };
 
 template <class V, class Offset, class Col>

@@ -118,6 +118,32 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
   }
 }
 
+// Rows of A that name rows of B longer than a block has threads: in the
+// symbolic phase's last bin, a row naming at most kDeferredBRows (32) of them
+// has its block number and take their terms after the rest, a row naming
+// more leaves them to its sub-groups (kernels/row_loop.cuh); the numeric
+// phase takes them whole (kernels/ordered_loop.cuh). In
+// longrows:2000:60:1100:4 a long row of A names about 33 rows of B of 1100
+// entries (more than the largest block's 1024 threads): some rows of each
+// kind.
+TEMPLATE_TEST_CASE("GPU rows of A naming many long rows of B", "[gpu]", float, double) {
+  Handle handle;
+  const char* spec = "longrows:2000:60:1100:4";
+  const auto A = convert_values<TestType>(generate(spec));
+  int64_t few = 0, many = 0;  // rows of A naming 1-32 and more rows of B of over 1024 entries
+  for (int64_t r = 0; r < A.rows; ++r) {
+    int64_t named = 0;
+    for (int32_t e = A.row_offsets[r]; e < A.row_offsets[r + 1]; ++e)
+      named += A.row_length(A.col_ind[e]) > 1024;
+    few += named > 0 && named <= 32;
+    many += named > 32;
+  }
+  INFO("rows of A naming 1-32 long rows of B: " << few << ", more: " << many);
+  REQUIRE(few > 0);
+  REQUIRE(many > 0);
+  check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
+}
+
 // In the symbolic phase, rows of many terms over B of few columns go no
 // further than the first block bin whose table holds B's columns as a
 // bitmask, C having rows enough, and rows of more terms than any table

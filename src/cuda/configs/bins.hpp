@@ -205,6 +205,21 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // orani678 gained the same.
 inline constexpr int kHeavyRowTerms = 16384;
 
+// Rows of B of at least as many entries as the block has threads, which a
+// block's sub-group of `lanes` threads would step through alone while the
+// block's others are done, wait for the whole block, which numbers their
+// terms (kernels/row_loop.cuh's for_each_product), where a row of A names at
+// most this many (a warp's lanes number them; with more, every sub-group
+// has its share of them). Only in the symbolic phase's last hash bin and the
+// numeric phase's dense kernel (unordered), the kernels of the rows of most
+// terms: in every block kernel of the symbolic phase they took 40 registers
+// instead of 32 and rows of few terms paid for the barriers (H200 fp64,
+// symbolic phase: stencil27:64 1.13 -> 1.98 ms, bcsstk33 0.12 -> 0.20). In
+// the last bin alone: longrows:20000 0.50 -> 0.20 ms, but hub:20000, whose
+// rows there put nothing aside, 0.27 -> 0.27-0.29 (that kernel 67 -> 98 us;
+// docs/performance.md, thirty-second session).
+inline constexpr int kDeferredBRows = 32;
+
 // The symbolic phase sizes a row's table by the width of its columns' range
 // where that is less than its terms (binning.cuh's RowSizes): a smaller
 // table, and often a warp instead of a block (the move above does not

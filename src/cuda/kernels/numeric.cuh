@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(max_block_threads(G))
     group.sync();
   };
   auto accumulate = [&](int row, auto&& locate) {
-    accumulate_row<Addend, Ordered>(args, row, rank, threads, lanes, scratch, locate, values);
+    accumulate_row<Addend, Ordered, G == Group::block, false>(args, row, rank, threads, lanes,
+                                                              scratch, locate, values);
     group.sync();
   };
 
@@ -211,7 +212,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      accumulate_row<Addend, Ordered>(
+      accumulate_row<Addend, Ordered, true, true>(
           args, row, threadIdx.x, blockDim.x, lanes, scratch,
           [&](int col) {
             const long long offset = col - w0;
@@ -275,7 +276,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     // every term must find its column among C's (C's len columns then are
     // the row's len distinct ones)
     bool missing = false;
-    accumulate_row<Addend, Ordered>(
+    accumulate_row<Addend, Ordered, true, true>(
         args, row, threadIdx.x, blockDim.x, lanes, scratch,
         [&](int col) {
           const int at = ranked.rank(col);

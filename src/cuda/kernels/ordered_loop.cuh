@@ -140,10 +140,23 @@ __device__ void add_addend_in_order(const NumericArgs<Value, Offset, Col>& args,
 
 // All the terms of `row` of C, products then (Addend) D's entries, through
 // locate(col, slot&) -> whether the column has a slot. Group-collective.
-template <bool Addend, class Value, class Offset, class Col, class Locate>
+// WholeLong (compiled for blocks) and whole_long (B's rows strictly
+// increase, see the top): an entry whose row of B keeps at least
+// kWholeRowsMinUse of the threads busy is not numbered; its row of B is
+// taken whole after its chunk's numbered terms (as in add_row_by_b_rows): a
+// barrier per row and `threads` terms a step, instead of a turn of every
+// warp per threads * kOrderedStash terms. Which entries go whole follows
+// from the structure, so the order of the adds stays fixed (H200 fp64,
+// numeric phase: longrows:20000 0.57 -> 0.29 ms, rmat:16:16 11.5 -> 11.0,
+// orani678 0.24 -> 0.23; docs/performance.md, thirty-second session).
+template <bool Addend, bool WholeLong, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
                                  int threads, const ChunkScratch<Offset>& scratch,
-                                 const ColumnWindow& window, Locate&& locate, Value* values) {
+                                 const ColumnWindow& window, bool whole_long, Locate&& locate,
+                                 Value* values) {
+  // one scan counts both: the numbered terms below kWholeTag, the entries
+  // taken whole above it (a chunk's terms stay far below 2^44)
+  constexpr long long kWholeTag = 1LL << 44;
   const auto& A = args.A;
   const auto& B = args.B;
   const Offset a_begin = A.begin(row);
@@ -162,8 +175,13 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
       }
       length = static_cast<long long>(b_end - b_begin);
     }
-    long long products = 0;
-    scratch.start[rank] = group_exclusive_sum(length, rank, threads, scratch.partial, products);
+    const bool whole = WholeLong && whole_long && length >= kWholeRowsMinUse * threads;
+    long long counted = 0;
+    const long long before = group_exclusive_sum(whole ? kWholeTag : length, rank, threads,
+                                                 scratch.partial, counted);
+    const long long products = counted & (kWholeTag - 1);
+    const int wholes = static_cast<int>(counted / kWholeTag);
+    scratch.start[rank] = before & (kWholeTag - 1);
     scratch.b_begin[rank] = b_begin;
     group_sync(threads);
     const int last = min(threads, entries - chunk) - 1;
@@ -185,6 +203,25 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
           return true;
         },
         values);
+    if (WholeLong && wholes > 0) {  // (block-uniform) the entries taken whole, in order
+      group_sync(threads);
+      if (whole) {
+        const int at = static_cast<int>(before / kWholeTag);
+        scratch.start[at] = length * threads + rank;
+        scratch.b_begin[at] = b_begin;
+      }
+      group_sync(threads);
+      for (int i = 0; i < wholes; ++i) {
+        const long long packed = scratch.start[i];
+        const Offset a = a_chunk + static_cast<Offset>(packed % threads);
+        const Offset b_end = scratch.b_begin[i] + static_cast<Offset>(packed / threads);
+        for (Offset b = scratch.b_begin[i] + rank; b < b_end; b += threads) {
+          int slot;
+          if (locate(B.col(b), slot)) values[slot] += args.product(a, b);
+        }
+        group_sync(threads);  // the next row's terms may go to the same slots
+      }
+    }
     group_sync(threads);  // the scratch is reused by the next chunk
   }
   if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
@@ -316,8 +353,12 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // scratch (the group's slice of its block's ChunkScratch; window: see
 // ColumnWindow; whole rows of B where they keep whole_rows_min_use of the
 // threads busy); otherwise with atomics, `lanes` threads per row of B.
-// Group-collective.
-template <bool Addend, bool Ordered, class Value, class Offset, class Col, class Locate>
+// Blocks (InBlock: the group is the whole block) take the rows of B that
+// keep at least kWholeRowsMinUse of their threads busy whole
+// (add_row_in_order's WholeLong); Defer: see row_loop.cuh's
+// for_each_product. Group-collective.
+template <bool Addend, bool Ordered, bool InBlock, bool Defer, class Value, class Offset, class Col,
+          class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
                                                int row, int rank, int threads, int lanes,
                                                const ChunkScratch<Offset>& scratch,
@@ -329,8 +370,9 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
     const bool b_sorted = args.b_rows_sorted();
     if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial,
                                          whole_rows_min_use))
-      add_row_in_order<Addend>(args, row, rank, threads, scratch,
-                               b_sorted ? window : ColumnWindow{}, slot_of, values);
+      add_row_in_order<Addend, InBlock>(args, row, rank, threads, scratch,
+                                        b_sorted ? window : ColumnWindow{}, b_sorted, slot_of,
+                                        values);
     else if (threads == 32)
       add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
     else
@@ -340,9 +382,8 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
       const int slot = locate(col);
       if (slot >= 0) atomic_add(&values[slot], term);
     };
-    for_each_product(args.A, args.B, row, rank, threads, lanes, [&](int col, Offset a, Offset b) {
-      add(col, args.product(a, b));
-    });
+    for_each_product<Defer>(args.A, args.B, row, rank, threads, lanes,
+                            [&](int col, Offset a, Offset b) { add(col, args.product(a, b)); });
     if constexpr (Addend)
       for_each_addend(args.D, row, rank, threads,
                       [&](int col, Offset d) { add(col, args.addend(d)); });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/configs/bins.hpp"
+#include "cuda/group_collectives.cuh"
 #include "cuda/pattern.cuh"
 
 #include <cooperative_groups.h>
@@ -32,6 +33,76 @@ __device__ __forceinline__ int group_in_block() {
   else return threadIdx.x / static_cast<int>(G);
 }
 
+// The rows of B a block puts aside (for_each_product's Defer, at most
+// kDeferredBRows): A's positions of the entries that name them, and once
+// numbered, where they begin and the number of each one's first term.
+template <class Offset>
+struct DeferredBRows {
+  Offset* entries;
+  Offset* b_begins;
+  long long* starts;
+  int* count;
+};
+template <class Offset>
+__device__ __forceinline__ DeferredBRows<Offset> deferred_b_rows() {
+  static_assert(kDeferredBRows == 32, "numbered by one warp, a row a lane");
+  __shared__ Offset entries[kDeferredBRows];
+  __shared__ Offset b_begins[kDeferredBRows];
+  __shared__ long long starts[kDeferredBRows + 1];  // [kDeferredBRows]: all their terms
+  __shared__ int count;
+  return {entries, b_begins, starts, &count};
+}
+
+// Calls product(col, a, b) for every term of the `waiting` rows of B put
+// aside in d: their terms are numbered (one warp scans their lengths) and
+// the block's threads take them in turn, so that every thread has terms
+// however long each row is, with kColumnLoads of its loads in flight.
+// Block-collective.
+template <class Offset, class Col, class Product>
+__device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
+                                          const Pattern<Offset, Col>& B,
+                                          const DeferredBRows<Offset>& d, int waiting,
+                                          Product&& product) {
+  constexpr int kColumnLoads = 4;
+  const int rank = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  if (rank < 32) {  // row `rank`
+    long long length = 0;
+    if (rank < waiting) {
+      const int k = A.col(d.entries[rank]);
+      d.b_begins[rank] = B.begin(k);
+      length = static_cast<long long>(B.end(k) - d.b_begins[rank]);
+    }
+    long long all = 0;
+    d.starts[rank] = group_exclusive_sum(length, rank, 32, nullptr, all);
+    if (rank == 0) d.starts[kDeferredBRows] = all;
+  }
+  __syncthreads();
+  const long long terms = d.starts[kDeferredBRows];
+  for (long long p0 = rank; p0 < terms; p0 += kColumnLoads * threads) {
+    int cols[kColumnLoads];
+    Offset a[kColumnLoads], b[kColumnLoads];
+#pragma unroll
+    for (int u = 0; u < kColumnLoads; ++u) {
+      const long long p = p0 + u * threads;
+      cols[u] = -1;
+      if (p >= terms) continue;
+      int lo = 0, hi = waiting - 1;  // the last row starting at or before p
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (d.starts[mid] <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      a[u] = d.entries[lo];
+      b[u] = d.b_begins[lo] + static_cast<Offset>(p - d.starts[lo]);
+      cols[u] = B.col(b[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kColumnLoads; ++u)
+      if (cols[u] >= 0) product(cols[u], a[u], b[u]);
+  }
+}
+
 // Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).
@@ -40,7 +111,12 @@ __device__ __forceinline__ int group_in_block() {
 // row of A with one entry and a long row of B keeps the block busy (a 1 x 1
 // A row times a 3M-entry B row took 49 s without). Warps keep their lanes:
 // widening them cost 35% in the symbolic phase of G3_circuit (H200).
-template <class Offset, class Col, class Product>
+// Defer (the group is the whole block; kernels of rows of many terms): where
+// sub-groups are at most a warp and A's row names at most kDeferredBRows
+// rows of B of at least `threads` entries, a first pass puts those aside and
+// the whole block numbers and takes their terms after the sub-groups are
+// done (with more, each sub-group has its share of them).
+template <bool Defer, class Offset, class Col, class Product>
 __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
                                                  const Pattern<Offset, Col>& B, int row, int rank,
                                                  int threads, int lanes, Product&& product) {
@@ -48,13 +124,37 @@ __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
   const Offset a_end = A.end(row);
   if (threads > 32)
     while (lanes * 2 <= threads && threads / (lanes * 2) >= a_end - a_begin) lanes *= 2;
+  [[maybe_unused]] DeferredBRows<Offset> deferred{};
+  int waiting = 0;  // (block-uniform) rows of B put aside
+  if constexpr (Defer) {
+    if (lanes <= 32) {
+      deferred = deferred_b_rows<Offset>();
+      if (rank == 0) *deferred.count = 0;
+      __syncthreads();
+      for (Offset a = a_begin + rank; a < a_end; a += threads) {
+        const int k = A.col(a);
+        if (B.end(k) - B.begin(k) < threads) continue;
+        const int at = atomicAdd(deferred.count, 1);
+        if (at < kDeferredBRows) deferred.entries[at] = a;
+      }
+      __syncthreads();
+      waiting = *deferred.count;
+      if (waiting > kDeferredBRows) waiting = 0;  // (then none are)
+    }
+  }
   const int lane = rank % lanes;
   const int sub = rank / lanes;
   const int subs = threads / lanes;
   for (Offset a = a_begin + sub; a < a_end; a += subs) {
     const int k = A.col(a);
     const Offset b_end = B.end(k);
-    for (Offset b = B.begin(k) + lane; b < b_end; b += lanes) product(B.col(b), a, b);
+    const Offset b_begin = B.begin(k);
+    if (Defer && waiting > 0 && b_end - b_begin >= threads) continue;  // (put aside)
+    for (Offset b = b_begin + lane; b < b_end; b += lanes) product(B.col(b), a, b);
+  }
+  if constexpr (Defer) {
+    if (waiting > 0) for_each_deferred_product(A, B, deferred, waiting, product);
+    if (lanes <= 32) __syncthreads();  // (the next row's call resets the count)
   }
 }
 
@@ -71,12 +171,13 @@ __device__ __forceinline__ void for_each_addend(const Pattern<Offset, Col>& D, i
 // Calls column(col) for every column the row of C receives a term in: the
 // products of A and B, then (Addend: compiled in only for plans with a D) the
 // entries of D.
-template <bool Addend, class Offset, class Col, class Column>
+template <bool Addend, bool Defer, class Offset, class Col, class Column>
 __device__ __forceinline__ void for_each_column(const Pattern<Offset, Col>& A,
                                                 const Pattern<Offset, Col>& B,
                                                 const Pattern<Offset, Col>& D, int row, int rank,
                                                 int threads, int lanes, Column&& column) {
-  for_each_product(A, B, row, rank, threads, lanes, [&](int col, Offset, Offset) { column(col); });
+  for_each_product<Defer>(A, B, row, rank, threads, lanes,
+                          [&](int col, Offset, Offset) { column(col); });
   if constexpr (Addend) for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 
@@ -159,7 +260,7 @@ __device__ void product_column_range(const Pattern<Offset, Col>& A, const Patter
   if (b_sorted) {
     for_each_range_end<Addend>(A, B, D, row, threadIdx.x, blockDim.x, column);
   } else {
-    for_each_column<Addend>(A, B, D, row, threadIdx.x, blockDim.x, lanes, column);
+    for_each_column<Addend, false>(A, B, D, row, threadIdx.x, blockDim.x, lanes, column);
   }
   const int block_lo = BlockReduce(temp).Reduce(my_lo, [](int x, int y) { return min(x, y); });
   __syncthreads();

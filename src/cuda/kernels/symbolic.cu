@@ -97,7 +97,8 @@ __device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
 // the counts into C's row offsets if the gate is open. All are compiled
 // apart, so that the other launches keep their code and registers (the
 // kernels below).
-template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, class Offset, class Col>
+template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, bool Defer, class Offset,
+          class Col>
 __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
                                            const Pattern<Offset, Col>& B,
                                            const Pattern<Offset, Col>& D, RowSet row_set,
@@ -200,7 +201,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     group.sync();
     int inserted = 0;
     if (words > 0) {
-      for_each_column<Addend>(A, B, D, row, rank, threads, lanes, [&](int col) {
+      for_each_column<Addend, Defer>(A, B, D, row, rank, threads, lanes, [&](int col) {
         const auto at = static_cast<unsigned>(col - first);
         const uint32_t bit = 1u << (at & 31);
         // (columns out of range only where the inputs were not checked, or
@@ -212,8 +213,8 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
       for (int s = rank; s < words; s += threads) inserted += __popc(mask[s]);
     } else {
       const SharedHashSet set{keys, log2_row};
-      for_each_column<Addend>(A, B, D, row, rank, threads, lanes,
-                              [&](int col) { inserted += set.insert(col); });
+      for_each_column<Addend, Defer>(A, B, D, row, rank, threads, lanes,
+                                     [&](int col) { inserted += set.insert(col); });
     }
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
@@ -245,9 +246,25 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int b_words, int lanes, const int* __restrict__ terms,
                                      SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
-  count_rows<G, Addend, false, Match, Ranged>(A, B, D, row_set, log2_table, b_words, lanes,
-                                              terms, ranges, row_nnz, SmallFinish<Offset>{},
-                                              AnalysisPass<Offset, Col>{});
+  count_rows<G, Addend, false, Match, Ranged, false>(A, B, D, row_set, log2_table, b_words,
+                                                     lanes, terms, ranges, row_nnz,
+                                                     SmallFinish<Offset>{},
+                                                     AnalysisPass<Offset, Col>{});
+}
+
+// ... and the last bin's, whose blocks put long rows of B aside (Defer),
+// bounded to the registers of two such blocks per SM (unbounded, an earlier
+// form took 48 and one block per SM: symbolic phase of
+// longrows:10000:800:1000:4 0.26 -> 0.44 ms, one H200).
+template <bool Addend, class Offset, class Col>
+__global__ void __launch_bounds__(max_block_threads(Group::block), 2)
+    deferring_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                              Pattern<Offset, Col> D, RowSet row_set, int log2_table,
+                              int b_words, int lanes, const int* __restrict__ terms,
+                              SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
+  count_rows<Group::block, Addend, false, false, false, true>(
+      A, B, D, row_set, log2_table, b_words, lanes, terms, ranges, row_nnz,
+      SmallFinish<Offset>{}, AnalysisPass<Offset, Col>{});
 }
 
 // ... and a small product's, whose analysis blocks' code must not take more
@@ -258,9 +275,10 @@ __global__ void __launch_bounds__(max_block_threads(G))
                           RowSet row_set, int log2_table, int b_words, int lanes,
                           Offset* __restrict__ row_nnz, SmallFinish<Offset> finish,
                           AnalysisPass<Offset, Col> analysis) {
-  count_rows<G, Addend, true, G == Group::warp, false>(A, B, D, row_set, log2_table, b_words,
-                                                       lanes, nullptr, SymbolicRanges{}, row_nnz,
-                                                       finish, analysis);
+  count_rows<G, Addend, true, G == Group::warp, false, false>(A, B, D, row_set, log2_table,
+                                                              b_words, lanes, nullptr,
+                                                              SymbolicRanges{}, row_nnz, finish,
+                                                              analysis);
 }
 
 // One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
@@ -292,7 +310,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       const int words = reach < window_words ? static_cast<int>(reach) : window_words;
       for (int w = threadIdx.x; w < words; w += blockDim.x) mask.words[w] = 0;
       __syncthreads();
-      for_each_column<Addend>(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
+      for_each_column<Addend, false>(A, B, D, row, threadIdx.x, blockDim.x, lanes, [&](int col) {
         const long long offset = col - w0;
         if (offset >= 0 && offset < window) mask.set(static_cast<int>(offset));
       });
@@ -314,7 +332,7 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
                      Pattern<Offset, Col> B, Pattern<Offset, Col> D, int lanes,
                      const int* terms, SymbolicRanges ranges, Offset* row_nnz,
                      SmallFinish<Offset> finish, const AnalysisPass<Offset, Col>& analysis,
-                     cudaStream_t stream) {
+                     bool defer, cudaStream_t stream) {
   constexpr bool kWarp = G == Group::warp;
   const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
   const int threads = b.spec.block_threads;
@@ -334,12 +352,20 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
     return;
   }
   // (where B's columns fit every table's bits, their bitmask covers every
-  // row's range)
-  auto kernel = ranges.widths && words > first_table
-                    ? (terms ? hash_symbolic_kernel<G, Addend, kWarp, kWarp, Offset, Col>
-                             : hash_symbolic_kernel<G, Addend, false, kWarp, Offset, Col>)
-                    : (terms ? hash_symbolic_kernel<G, Addend, kWarp, false, Offset, Col>
-                             : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
+  // row's range; blocks of the last bin put long rows of B aside, Defer)
+  auto pick = [&] {
+    if constexpr (kWarp) {
+      return ranges.widths && words > first_table
+                 ? (terms ? hash_symbolic_kernel<G, Addend, true, true, Offset, Col>
+                          : hash_symbolic_kernel<G, Addend, false, true, Offset, Col>)
+                 : (terms ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
+                          : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
+    } else {
+      return defer ? deferring_symbolic_kernel<Addend, Offset, Col>
+                   : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>;
+    }
+  };
+  auto kernel = pick();
   const int grid = grid_for(rows_in_set, b.rows_per_block,
                             resident_blocks(kernel, threads, b.smem_bytes, limits));
   kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_table, b_words, group_lanes,
@@ -379,11 +405,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
                                            D, lanes, matched ? terms : nullptr, ranges, row_nnz,
-                                           finish, analysis, stream);
+                                           finish, analysis, false, stream);
     else
       launch_hash_bin<Group::block, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
                                             D, lanes, nullptr, ranges, row_nnz, finish, analysis,
-                                            stream);
+                                            bin == layout.dense_bin() - 1, stream);
   });
 }
 

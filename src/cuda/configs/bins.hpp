@@ -215,9 +215,9 @@ inline constexpr int kHeavyRowTerms = 16384;
 // terms: in every block kernel of the symbolic phase they took 40 registers
 // instead of 32 and rows of few terms paid for the barriers (H200 fp64,
 // symbolic phase: stencil27:64 1.13 -> 1.98 ms, bcsstk33 0.12 -> 0.20). In
-// the last bin alone: longrows:20000 0.50 -> 0.20 ms, but hub:20000, whose
-// rows there put nothing aside, 0.27 -> 0.27-0.29 (that kernel 67 -> 98 us;
-// docs/performance.md, thirty-second session).
+// the last bin alone: longrows:20000 0.50 -> 0.20 ms; hub:20000, whose rows
+// there put nothing aside, 0.27 / 0.26 -> 0.27 / 0.28 (docs/performance.md,
+// thirty-second session).
 inline constexpr int kDeferredBRows = 32;
 
 // The symbolic phase sizes a row's table by the width of its columns' range

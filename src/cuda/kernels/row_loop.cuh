@@ -56,14 +56,17 @@ __device__ __forceinline__ DeferredBRows<Offset> deferred_b_rows() {
 // Calls product(col, a, b) for every term of the `waiting` rows of B put
 // aside in d: their terms are numbered (one warp scans their lengths) and
 // the block's threads take them in turn, so that every thread has terms
-// however long each row is, with kColumnLoads of its loads in flight.
-// Block-collective.
+// however long each row is. One load at a time per thread (kColumnLoads):
+// four, unrolled, took the last bin's kernel to 40-46 registers unbounded,
+// and bounded to 32 its pipelines were slower (H200 fp64: orani678 0.383 /
+// 0.390 against 0.368 / 0.368 ms, stencil27:64 3.58 / 3.62 against 3.56 /
+// 3.55; docs/performance.md, thirty-second session). Block-collective.
 template <class Offset, class Col, class Product>
 __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
                                           const Pattern<Offset, Col>& B,
                                           const DeferredBRows<Offset>& d, int waiting,
                                           Product&& product) {
-  constexpr int kColumnLoads = 4;
+  constexpr int kColumnLoads = 1;
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   if (rank < 32) {  // row `rank`

@@ -138,6 +138,21 @@ __device__ void add_addend_in_order(const NumericArgs<Value, Offset, Col>& args,
       values);
 }
 
+// A's entry `a` times B's entries [b_begin, b_end) taken whole, a thread
+// per term (see the top: B's columns strictly increase, so no two threads
+// add to one slot), then a group barrier, as the next row of B's terms may
+// go to the same slots. Group-collective.
+template <class Value, class Offset, class Col, class Locate>
+__device__ __forceinline__ void add_b_row_whole(const NumericArgs<Value, Offset, Col>& args,
+                                                Offset a, Offset b_begin, Offset b_end, int rank,
+                                                int threads, Locate&& locate, Value* values) {
+  for (Offset b = b_begin + rank; b < b_end; b += threads) {
+    int slot;
+    if (locate(args.B.col(b), slot)) values[slot] += args.product(a, b);
+  }
+  group_sync(threads);
+}
+
 // All the terms of `row` of C, products then (Addend) D's entries, through
 // locate(col, slot&) -> whether the column has a slot. Group-collective.
 // WholeLong (compiled for blocks) and whole_long (B's rows strictly
@@ -189,14 +204,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     add_terms_in_order(
         products, rank, threads,
         [&](long long p, int& slot, Value& value) {
-          // the last entry starting at or before p (entries without
-          // products share their start with the next one)
-          int lo = 0, hi = last;
-          while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (scratch.start[mid] <= p) lo = mid;
-            else hi = mid - 1;
-          }
+          const int lo = last_start_at_or_before(scratch.start, last, p);
           const Offset b = scratch.b_begin[lo] + static_cast<Offset>(p - scratch.start[lo]);
           if (!locate(B.col(b), slot)) return false;
           value = args.product(a_chunk + lo, b);
@@ -213,13 +221,10 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
       group_sync(threads);
       for (int i = 0; i < wholes; ++i) {
         const long long packed = scratch.start[i];
-        const Offset a = a_chunk + static_cast<Offset>(packed % threads);
-        const Offset b_end = scratch.b_begin[i] + static_cast<Offset>(packed / threads);
-        for (Offset b = scratch.b_begin[i] + rank; b < b_end; b += threads) {
-          int slot;
-          if (locate(B.col(b), slot)) values[slot] += args.product(a, b);
-        }
-        group_sync(threads);  // the next row's terms may go to the same slots
+        add_b_row_whole(args, a_chunk + static_cast<Offset>(packed % threads),
+                        scratch.b_begin[i],
+                        scratch.b_begin[i] + static_cast<Offset>(packed / threads), rank,
+                        threads, locate, values);
       }
     }
     group_sync(threads);  // the scratch is reused by the next chunk
@@ -260,12 +265,7 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
   const Offset a_end = A.end(row);
   for (Offset a = A.begin(row); a < a_end; ++a) {
     const int k = A.col(a);
-    const Offset b_end = B.end(k);
-    for (Offset b = B.begin(k) + rank; b < b_end; b += threads) {
-      int slot;
-      if (locate(B.col(b), slot)) values[slot] += args.product(a, b);
-    }
-    group_sync(threads);  // the next entry's terms may go to the same slots
+    add_b_row_whole(args, a, B.begin(k), B.end(k), rank, threads, locate, values);
   }
   if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
 }

@@ -53,20 +53,33 @@ __device__ __forceinline__ DeferredBRows<Offset> deferred_b_rows() {
   return {entries, b_begins, starts, &count};
 }
 
+// The last of starts[0 .. last] (ascending) at or before p: the entry, of
+// numbered ones, that term p belongs to (entries without terms share their
+// start with the next one).
+__device__ __forceinline__ int last_start_at_or_before(const long long* starts, int last,
+                                                       long long p) {
+  int lo = 0, hi = last;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (starts[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 // Calls product(col, a, b) for every term of the `waiting` rows of B put
 // aside in d: their terms are numbered (one warp scans their lengths) and
 // the block's threads take them in turn, so that every thread has terms
-// however long each row is. One load at a time per thread (kColumnLoads):
-// four, unrolled, took the last bin's kernel to 40-46 registers unbounded,
-// and bounded to 32 its pipelines were slower (H200 fp64: orani678 0.383 /
-// 0.390 against 0.368 / 0.368 ms, stencil27:64 3.58 / 3.62 against 3.56 /
-// 3.55; docs/performance.md, thirty-second session). Block-collective.
+// however long each row is. One load at a time per thread: four, unrolled,
+// took the last bin's kernel to 40-46 registers unbounded, and bounded to
+// 32 its pipelines were slower (H200 fp64: orani678 0.383 / 0.390 against
+// 0.368 / 0.368 ms, stencil27:64 3.58 / 3.62 against 3.56 / 3.55;
+// docs/performance.md, thirty-second session). Block-collective.
 template <class Offset, class Col, class Product>
 __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
                                           const Pattern<Offset, Col>& B,
                                           const DeferredBRows<Offset>& d, int waiting,
                                           Product&& product) {
-  constexpr int kColumnLoads = 1;
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   if (rank < 32) {  // row `rank`
@@ -82,27 +95,10 @@ __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
   }
   __syncthreads();
   const long long terms = d.starts[kDeferredBRows];
-  for (long long p0 = rank; p0 < terms; p0 += kColumnLoads * threads) {
-    int cols[kColumnLoads];
-    Offset a[kColumnLoads], b[kColumnLoads];
-#pragma unroll
-    for (int u = 0; u < kColumnLoads; ++u) {
-      const long long p = p0 + u * threads;
-      cols[u] = -1;
-      if (p >= terms) continue;
-      int lo = 0, hi = waiting - 1;  // the last row starting at or before p
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (d.starts[mid] <= p) lo = mid;
-        else hi = mid - 1;
-      }
-      a[u] = d.entries[lo];
-      b[u] = d.b_begins[lo] + static_cast<Offset>(p - d.starts[lo]);
-      cols[u] = B.col(b[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < kColumnLoads; ++u)
-      if (cols[u] >= 0) product(cols[u], a[u], b[u]);
+  for (long long p = rank; p < terms; p += threads) {
+    const int i = last_start_at_or_before(d.starts, waiting - 1, p);
+    const Offset b = d.b_begins[i] + static_cast<Offset>(p - d.starts[i]);
+    product(B.col(b), d.entries[i], b);
   }
 }
 

@@ -458,10 +458,12 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 // From the second numeric phase on, rows keep the column indices the first
 // wrote and only get values (src/cuda/kernels/known_columns.cuh), unless
 // they were changed: then the row is computed in full. Rows in warp tables
-// (uniform:3000:12, a small product: one warp kernel for all rows, no bins),
-// block tables (banded) and dense windows (4 x 1 times a 1 x 40000 row with
-// 20000 entries: C's rows are longer than any table); and rows of at most 64
-// terms (poisson2d:30, small too), which every numeric phase sorts afresh.
+// (uniform:3000:12, a small product: one warp kernel for all rows, no bins;
+// banded:3000:16, whose warps take rows of B whole), block tables
+// (banded:3000:200) and dense windows (4 x 1 times a 1 x 40000 row with
+// 20000 entries: C's rows are longer than any table); and rows of at most
+// 64 terms (poisson2d:30, small too), which every numeric phase sorts
+// afresh.
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
   Handle handle;
@@ -469,6 +471,7 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
   const Case cases[] = {
       {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},
       {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
+      {"banded:3000:16", generate("banded:3000:16"), generate("banded:3000:16")},
       {"banded:3000:200", banded, banded},
       {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
   };

@@ -37,6 +37,7 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/group_collectives.cuh"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/warp_shuffle.cuh"
 
 namespace spgemm::cuda {
 
@@ -254,20 +255,49 @@ __device__ bool whole_b_rows_pay(const NumericArgs<Value, Offset, Col>& args, in
          min_use * static_cast<double>(all_steps) * threads;
 }
 
-// All the terms of `row` with the rows of B taken whole (see the top):
-// products entry by entry of A, then (Addend) D's entries as in
-// add_row_in_order. Group-collective.
+// All the terms of `row` with the rows of B taken whole (see the top), by a
+// warp: products entry by entry of A, then (Addend) D's entries as in
+// add_row_in_order. A's entries are read 32 at a time, a lane each loading
+// its entry's row of B's bounds and alpha * a_ik, handed round by shuffles;
+// each row of B goes two steps of 32 terms at a time, both steps' loads
+// issued before their adds. So an entry's adds wait on one round of loads
+// of its row of B, not on A's column, B's offsets and each step's loads in
+// turn (H200 fp64, numeric phase: banded:500000:16, rows of B of 33
+// entries, 3.6 -> 2.6 ms, stencil27:64 2.29 -> 1.89; docs/performance.md,
+// thirty-fourth session). Warp-collective.
 template <bool Addend, class Value, class Offset, class Col, class Locate>
-__device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                                  int threads, Locate&& locate, Value* values) {
+__device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, int row, int lane,
+                                  Locate&& locate, Value* values) {
   const auto& A = args.A;
   const auto& B = args.B;
   const Offset a_end = A.end(row);
-  for (Offset a = A.begin(row); a < a_end; ++a) {
-    const int k = A.col(a);
-    add_b_row_whole(args, a, B.begin(k), B.end(k), rank, threads, locate, values);
+  for (Offset chunk = A.begin(row); chunk < a_end; chunk += 32) {
+    Offset my_begin = 0, my_end = 0;
+    Value my_scaled = Value(0);
+    if (chunk + lane < a_end) {
+      const int k = A.col(chunk + lane);
+      my_begin = B.begin(k);
+      my_end = B.end(k);
+      my_scaled = args.scaled_a(chunk + lane);
+    }
+    const int entries = a_end - chunk < 32 ? static_cast<int>(a_end - chunk) : 32;
+    for (int e = 0; e < entries; ++e) {
+      const Offset b_end = shfl(kFullWarp, my_end, e);
+      const Value scaled = shfl(kFullWarp, my_scaled, e);
+      for (Offset b = shfl(kFullWarp, my_begin, e) + lane; b < b_end; b += 64) {
+        const bool second = b + 32 < b_end;
+        const int col = B.col(b);
+        const Value term = args.product_of(scaled, b);
+        const int col2 = second ? B.col(b + 32) : 0;
+        const Value term2 = second ? args.product_of(scaled, b + 32) : Value(0);
+        int slot;
+        if (locate(col, slot)) values[slot] += term;
+        if (second && locate(col2, slot)) values[slot] += term2;
+      }
+      __syncwarp();  // the next entry's terms may go to the same slots
+    }
   }
-  if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
+  if constexpr (Addend) add_addend_in_order(args, row, lane, 32, locate, values);
 }
 
 // The same for a block, whose barrier between entries also waits for the
@@ -374,7 +404,7 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
                                         b_sorted ? window : ColumnWindow{}, b_sorted, slot_of,
                                         values);
     else if (threads == 32)
-      add_row_by_b_rows<Addend>(args, row, rank, threads, slot_of, values);
+      add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
     else
       add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {

@@ -382,7 +382,8 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // reused row's columns). Ordered: in one of the fixed orders above, through
 // scratch (the group's slice of its block's ChunkScratch; window: see
 // ColumnWindow; whole rows of B where they keep whole_rows_min_use of the
-// threads busy); otherwise with atomics, `lanes` threads per row of B.
+// threads busy); otherwise with atomics, `lanes` threads per row of B, but
+// for warps' rows that take rows of B whole in the ordered mode.
 // Blocks (InBlock: the group is the whole block) take the rows of B that
 // keep at least kWholeRowsMinUse of their threads busy whole
 // (add_row_in_order's WholeLong); Defer: see row_loop.cuh's
@@ -395,8 +396,8 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
                                                Locate&& locate, Value* values,
                                                ColumnWindow window = {},
                                                double whole_rows_min_use = kWholeRowsMinUse) {
+  auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
   if constexpr (Ordered) {
-    auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
     const bool b_sorted = args.b_rows_sorted();
     if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial,
                                          whole_rows_min_use))
@@ -408,6 +409,17 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
     else
       add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {
+    // warps take rows of B whole where it pays, as in the ordered mode:
+    // faster than their atomics there (H200 fp64, numeric phase again:
+    // banded:500000:16 3.9 -> 2.4 ms; docs/performance.md, thirty-fourth
+    // session)
+    if constexpr (!InBlock) {
+      if (threads == 32 && args.b_rows_sorted() &&
+          whole_b_rows_pay(args, row, rank, threads, nullptr, whole_rows_min_use)) {
+        add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
+        return;
+      }
+    }
     auto add = [&](int col, Value term) {
       const int slot = locate(col);
       if (slot >= 0) atomic_add(&values[slot], term);

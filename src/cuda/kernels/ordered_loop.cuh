@@ -410,8 +410,9 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
       add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {
     // warps take rows of B whole where it pays, as in the ordered mode:
-    // faster than their atomics there (H200 fp64, numeric phase again:
-    // banded:500000:16 3.9 -> 2.4 ms; docs/performance.md, thirty-fourth
+    // faster than their atomics there (H200 fp64, unordered numeric phase:
+    // banded:500000:16 3.92 -> 2.34 ms, stencil27:64 1.60 -> 1.16, but
+    // rgg_n_2_15_s0 0.069 -> 0.075; docs/performance.md, thirty-fourth
     // session)
     if constexpr (!InBlock) {
       if (threads == 32 && args.b_rows_sorted() &&

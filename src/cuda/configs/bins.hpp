@@ -274,6 +274,14 @@ inline constexpr int kOrderedStash = 4;
 // step idle: numeric again 6.18 -> 3.37 ms; H100 fp64).
 inline constexpr int kWholeRowsMinBAverage = 8;
 inline constexpr double kWholeRowsMinUse = 0.4;
+// The unordered mode's warps take that order too, instead of their
+// shared-memory atomics, where its steps keep at least this share of the
+// lanes busy: far faster for banded:500000:16's rows of B of 33 entries
+// (0.52; numeric 3.92 -> 2.34 ms) and stencil27:64's 27 (0.84; 1.60 ->
+// 1.16), slower for rgg_n_2_15_s0's of 10-20 (mostly 0.4-0.5; 0.069 ms
+// with atomics, 0.075 from 0.4 on, 0.072 from 0.5 on; H200 fp64,
+// docs/performance.md, thirty-fourth session).
+inline constexpr double kUnorderedWholeRowsMinUse = 0.5;
 // The same for the dense kernel's rows summed at their columns' ranks in one
 // pass (kernels/numeric.cuh, accumulators/ranked_row.cuh): rows of 1024
 // threads whose terms the other order would number, search, combine and

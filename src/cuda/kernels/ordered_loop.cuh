@@ -409,14 +409,14 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
     else
       add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
   } else {
-    // warps take rows of B whole where it pays, as in the ordered mode:
-    // faster than their atomics there (H200 fp64, unordered numeric phase:
-    // banded:500000:16 3.92 -> 2.34 ms, stencil27:64 1.60 -> 1.16, but
-    // rgg_n_2_15_s0 0.069 -> 0.075; docs/performance.md, thirty-fourth
-    // session)
+    // warps take rows of B whole where that keeps enough of their lanes
+    // busy (configs/bins.hpp's kUnorderedWholeRowsMinUse), as in the
+    // ordered mode: faster than their atomics there (H200 fp64, unordered
+    // numeric phase: banded:500000:16 3.92 -> 2.34 ms, stencil27:64 1.60 ->
+    // 1.16; docs/performance.md, thirty-fourth session)
     if constexpr (!InBlock) {
       if (threads == 32 && args.b_rows_sorted() &&
-          whole_b_rows_pay(args, row, rank, threads, nullptr, whole_rows_min_use)) {
+          whole_b_rows_pay(args, row, rank, threads, nullptr, kUnorderedWholeRowsMinUse)) {
         add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
         return;
       }

@@ -382,8 +382,9 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // reused row's columns). Ordered: in one of the fixed orders above, through
 // scratch (the group's slice of its block's ChunkScratch; window: see
 // ColumnWindow; whole rows of B where they keep whole_rows_min_use of the
-// threads busy); otherwise with atomics, `lanes` threads per row of B, but
-// for warps' rows that take rows of B whole in the ordered mode.
+// threads busy); otherwise with atomics, `lanes` threads per row of B,
+// except that warps take rows of B whole where that keeps
+// kUnorderedWholeRowsMinUse of their lanes busy.
 // Blocks (InBlock: the group is the whole block) take the rows of B that
 // keep at least kWholeRowsMinUse of their threads busy whole
 // (add_row_in_order's WholeLong); Defer: see row_loop.cuh's

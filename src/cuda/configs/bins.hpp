@@ -261,6 +261,15 @@ inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 // measured; docs/performance.md, seventeenth session).
 inline constexpr int kOrderedStash = 4;
 
+// Columns of C a block's thread loads at once where a later numeric phase
+// reuses a hash row's columns (kernels/known_columns.cuh): claiming them and
+// writing the values behind them each waited on one load at a time
+// (landmark's block rows, H200 fp64: 18% of the stall samples of its
+// numeric phase again; 3.56 -> 3.47 ms with 4). Warps load one at a time:
+// there the registers cost more (stencil27:64's numeric phase 1.89 -> 2.10
+// ms with 4; docs/performance.md, thirty-fifth session).
+inline constexpr int kKnownColumnsBatch = 4;
+
 // The deterministic numeric phase's second order (kernels/ordered_loop.cuh):
 // a group takes A's entries one by one and each entry's row of B whole, a
 // thread per term, with a barrier between entries. It needs rows of B whose

@@ -14,6 +14,7 @@
 
 #include "cuda/accumulators/hash_table.cuh"
 #include "cuda/accumulators/register_row.cuh"
+#include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
 
 namespace spgemm::cuda {
@@ -38,31 +39,63 @@ __device__ __forceinline__ long long c_column(const NumericArgs<Value, Offset, C
   return static_cast<long long>(args.c_cols[out + j]) - args.c_base;
 }
 
+// Columns of C a group's threads load at once (configs/bins.hpp's
+// kKnownColumnsBatch for blocks; warps one at a time).
+template <Group G>
+__device__ constexpr int known_columns_batch() {
+  return G == Group::block ? kKnownColumnsBatch : 1;
+}
+
 // Claims C's columns of the row (len entries from `out`) in map; returns,
 // group-uniformly, whether they are in [0, cols of C) and strictly
-// ascending. Group-collective.
+// ascending. A block's threads load known_columns_batch<G> of their
+// columns before they claim any. Group-collective.
 template <Group G, class Value, class Offset, class Col>
 __device__ bool claim_known_columns(const NumericArgs<Value, Offset, Col>& args, Offset out,
                                     int len, int rank, int threads,
                                     const SharedHashMap<Value>& map) {
+  constexpr int kBatch = known_columns_batch<G>();
   bool bad = false;
-  for (int j = rank; j < len; j += threads) {
-    const long long col = c_column(args, out, j);
-    const long long next = j + 1 < len ? c_column(args, out, j + 1) : args.B.num_cols;
-    if (col < 0 || col >= next) bad = true;
-    else map.claim(static_cast<int>(col));
+  for (int j0 = rank; j0 < len; j0 += kBatch * threads) {
+    long long col[kBatch], next[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = j0 + u * threads;
+      col[u] = j < len ? c_column(args, out, j) : 0;
+      next[u] = j + 1 < len ? c_column(args, out, j + 1) : args.B.num_cols;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      if (j0 + u * threads >= len) break;
+      if (col[u] < 0 || col[u] >= next[u]) bad = true;
+      else map.claim(static_cast<int>(col[u]));
+    }
   }
   return !group_any<G>(bad);
 }
 
 // C's values of a row whose columns claim_known_columns accepted and whose
-// terms all found them.
-template <class Value, class Offset, class Col>
+// terms all found them, known_columns_batch<G> columns loaded at a time.
+// Group-collective.
+template <Group G, class Value, class Offset, class Col>
 __device__ void write_known_values(const NumericArgs<Value, Offset, Col>& args, Offset out,
                                    int len, int rank, int threads,
                                    const SharedHashMap<Value>& map) {
-  for (int j = rank; j < len; j += threads)
-    args.c_values[out + j] = map.values[map.find(static_cast<int>(c_column(args, out, j)))];
+  constexpr int kBatch = known_columns_batch<G>();
+  for (int j0 = rank; j0 < len; j0 += kBatch * threads) {
+    int col[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = j0 + u * threads;
+      col[u] = j < len ? static_cast<int>(c_column(args, out, j)) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = j0 + u * threads;
+      if (j >= len) break;
+      args.c_values[out + j] = map.values[map.find(col[u])];
+    }
+  }
 }
 
 // The column range of a dense-window row from its first and last column in

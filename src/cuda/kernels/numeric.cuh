@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(max_block_threads(G))
     else if (!known && args.b_rows_sorted())
       sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (known) {
-      write_known_values(args, out, len, rank, threads, map);
+      write_known_values<G>(args, out, len, rank, threads, map);
     } else if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
       accumulate(row, [&](int col) { return acc.claim(col); });

@@ -46,56 +46,57 @@ __device__ constexpr int known_columns_batch() {
   return G == Group::block ? kKnownColumnsBatch : 1;
 }
 
+// f(j, col, next) for each of the row's columns in C (len entries from
+// `out`), j from rank on by `threads`: col is C's column j, next (Next) its
+// column j + 1 or `after` past the last. Each thread loads Batch columns
+// (with Next, their successors too) before it calls f on any.
+template <int Batch, bool Next, class Value, class Offset, class Col, class F>
+__device__ __forceinline__ void for_each_known_column(const NumericArgs<Value, Offset, Col>& args,
+                                                      Offset out, int len, int rank, int threads,
+                                                      long long after, F&& f) {
+  for (int j0 = rank; j0 < len; j0 += Batch * threads) {
+    long long col[Batch], next[Batch];
+#pragma unroll
+    for (int u = 0; u < Batch; ++u) {
+      const int j = j0 + u * threads;
+      col[u] = j < len ? c_column(args, out, j) : 0;
+      if constexpr (Next) next[u] = j + 1 < len ? c_column(args, out, j + 1) : after;
+    }
+#pragma unroll
+    for (int u = 0; u < Batch; ++u) {
+      const int j = j0 + u * threads;
+      if (j >= len) break;
+      f(j, col[u], Next ? next[u] : after);
+    }
+  }
+}
+
 // Claims C's columns of the row (len entries from `out`) in map; returns,
 // group-uniformly, whether they are in [0, cols of C) and strictly
-// ascending. A block's threads load known_columns_batch<G> of their
-// columns before they claim any. Group-collective.
+// ascending. Group-collective.
 template <Group G, class Value, class Offset, class Col>
 __device__ bool claim_known_columns(const NumericArgs<Value, Offset, Col>& args, Offset out,
                                     int len, int rank, int threads,
                                     const SharedHashMap<Value>& map) {
-  constexpr int kBatch = known_columns_batch<G>();
   bool bad = false;
-  for (int j0 = rank; j0 < len; j0 += kBatch * threads) {
-    long long col[kBatch], next[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int j = j0 + u * threads;
-      col[u] = j < len ? c_column(args, out, j) : 0;
-      next[u] = j + 1 < len ? c_column(args, out, j + 1) : args.B.num_cols;
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      if (j0 + u * threads >= len) break;
-      if (col[u] < 0 || col[u] >= next[u]) bad = true;
-      else map.claim(static_cast<int>(col[u]));
-    }
-  }
+  for_each_known_column<known_columns_batch<G>(), true>(
+      args, out, len, rank, threads, args.B.num_cols, [&](int, long long col, long long next) {
+        if (col < 0 || col >= next) bad = true;
+        else map.claim(static_cast<int>(col));
+      });
   return !group_any<G>(bad);
 }
 
 // C's values of a row whose columns claim_known_columns accepted and whose
-// terms all found them, known_columns_batch<G> columns loaded at a time.
-// Group-collective.
+// terms all found them. Group-collective.
 template <Group G, class Value, class Offset, class Col>
 __device__ void write_known_values(const NumericArgs<Value, Offset, Col>& args, Offset out,
                                    int len, int rank, int threads,
                                    const SharedHashMap<Value>& map) {
-  constexpr int kBatch = known_columns_batch<G>();
-  for (int j0 = rank; j0 < len; j0 += kBatch * threads) {
-    int col[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int j = j0 + u * threads;
-      col[u] = j < len ? static_cast<int>(c_column(args, out, j)) : 0;
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int j = j0 + u * threads;
-      if (j >= len) break;
-      args.c_values[out + j] = map.values[map.find(col[u])];
-    }
-  }
+  for_each_known_column<known_columns_batch<G>(), false>(
+      args, out, len, rank, threads, 0, [&](int j, long long col, long long) {
+        args.c_values[out + j] = map.values[map.find(static_cast<int>(col))];
+      });
 }
 
 // The column range of a dense-window row from its first and last column in

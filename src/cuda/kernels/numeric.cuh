@@ -253,12 +253,12 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     __syncthreads();
     bool bad = false;
     if (known) {  // within [lo, hi], strictly ascending
-      for (int j = threadIdx.x; j < len; j += blockDim.x) {
-        const long long col = c_column(args, out, j);
-        const long long next = j + 1 < len ? c_column(args, out, j + 1) : hi + 1LL;
-        if (col < lo || col > hi || col >= next) bad = true;
-        else ranked.mark(static_cast<int>(col));
-      }
+      for_each_known_column<kKnownColumnsBatch, true>(
+          args, out, len, threadIdx.x, blockDim.x, hi + 1LL,
+          [&](int, long long col, long long next) {
+            if (col < lo || col > hi || col >= next) bad = true;
+            else ranked.mark(static_cast<int>(col));
+          });
     } else {
       for_each_column_in_block<Addend>(args.A, args.B, args.D, row,
                                        [&](int col) { ranked.mark(col); });

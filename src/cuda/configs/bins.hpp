@@ -262,12 +262,13 @@ inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 inline constexpr int kOrderedStash = 4;
 
 // Columns of C a block's thread loads at once where a later numeric phase
-// reuses a hash row's columns (kernels/known_columns.cuh): claiming them and
-// writing the values behind them each waited on one load at a time
-// (landmark's block rows, H200 fp64: 18% of the stall samples of its
-// numeric phase again; 3.56 -> 3.47 ms with 4). Warps load one at a time:
-// there the registers cost more (stencil27:64's numeric phase 1.89 -> 2.10
-// ms with 4; docs/performance.md, thirty-fifth session).
+// reuses a row's columns (kernels/known_columns.cuh): a hash block claiming
+// them and writing the values behind them, and the dense kernel marking a
+// ranked row's, each waited on one load at a time (landmark's block rows,
+// H200 fp64: 18% of the stall samples of its numeric phase again; 3.56 ->
+// 3.47 ms with 4; rmat:16:16's ranked rows 7.26 -> 7.20). Warps load one at
+// a time: there the registers cost more (stencil27:64's numeric phase 1.89
+// -> 2.10 ms with 4; docs/performance.md, thirty-fifth session).
 inline constexpr int kKnownColumnsBatch = 4;
 
 // The deterministic numeric phase's second order (kernels/ordered_loop.cuh):

@@ -267,8 +267,9 @@ inline constexpr int kOrderedStash = 4;
 // ranked row's, each waited on one load at a time (landmark's block rows,
 // H200 fp64: 18% of the stall samples of its numeric phase again; 3.56 ->
 // 3.47 ms with 4; rmat:16:16's ranked rows 7.26 -> 7.20). Warps load one at
-// a time: there the registers cost more (stencil27:64's numeric phase 1.89
-// -> 2.10 ms with 4; docs/performance.md, thirty-fifth session).
+// a time: with 4 their kernels were slower even where nothing is reused
+// (stencil27:64's numeric phase 1.89 -> 2.10 ms; docs/performance.md,
+// thirty-fifth session).
 inline constexpr int kKnownColumnsBatch = 4;
 
 // The deterministic numeric phase's second order (kernels/ordered_loop.cuh):

@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     __syncthreads();
     bool bad = false;
     if (known) {  // within [lo, hi], strictly ascending
-      for_each_known_column<kKnownColumnsBatch, true>(
+      for_each_known_column<known_columns_batch<Group::block>(), true>(
           args, out, len, threadIdx.x, blockDim.x, hi + 1LL,
           [&](int, long long col, long long next) {
             if (col < lo || col > hi || col >= next) bad = true;

@@ -16,9 +16,10 @@
 // rows whose product is expected to be small, analyze does not synchronize:
 // the symbolic phase's kernel runs behind a gate (analysis.cuh's
 // ProductStats::small_rows) that opens only if the product is small and the
-// input checks found nothing. That one kernel also runs the analysis (in
-// blocks of its own beside the rows'), and its last block writes C's
-// offsets only if the gate opened; symbolic's readback brings the verdict,
+// input checks found nothing. That one kernel also runs the analysis's
+// checks (in blocks of its own beside the rows', which count their terms
+// themselves), and its last block sets the gate and writes C's offsets
+// only if it opened; symbolic's readback brings the verdict,
 // and a product that was not small after all goes the general way from
 // there.
 // Otherwise analyze reads back the input checks' verdict when it runs them
@@ -206,7 +207,7 @@ class CudaEngine final : public Engine {
     gate_ = {};
     // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
-    // a gate that the analysis sets on the device, and its synchronization
+    // a gate that its last block sets on the device, and its synchronization
     // brings the gate and the checks' verdict back. Other C with few rows
     // read their statistics back here, with the checks' verdict, unless
     // their products are known to be too many for the small-product mode
@@ -238,7 +239,7 @@ class CudaEngine final : public Engine {
       gate_ = {true, speculative.gate_max_row};
       return;
     }
-    const TermCount terms = term_count(in, stats_read, 0);
+    const TermCount terms = term_count(in, stats_read);
     if (counted)
       take_counts(*counted, rows, terms);
     else
@@ -267,10 +268,14 @@ class CudaEngine final : public Engine {
     Summary* summary = buffers_.summary;
     written_ = {};
     if (gate_.tried) {  // tried behind the gate (analyze)
-      const TermCount terms = term_count(in, true, gate_.max_row_terms);
+      // (the rows count their own terms: the pass only checks)
+      const TermCount terms = term_count(in, true);
+      TermCount checks_only = terms;
+      checks_only.row_count = 0;
       const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
-          ctx_, deferred_.operands, deferred_.count, summary->checks, &terms);
-      const Summary host = symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass);
+          ctx_, deferred_.operands, deferred_.count, summary->checks, &checks_only);
+      const Summary host =
+          symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass, &terms);
       report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
       deferred_.count = 0;
       gate_ = {};
@@ -347,13 +352,11 @@ class CudaEngine final : public Engine {
   };
 
   // What the analysis counts (analysis.cuh): the terms of every row, with
-  // `stats` their statistics and the gate (opening for rows of at most
-  // gate_max_row terms; 0: none), B's order where it is examined, and the
-  // rows beyond the mask cap.
-  TermCount term_count(const Operands& in, bool stats, int gate_max_row) {
+  // `stats` their statistics, B's order where it is examined, and the rows
+  // beyond the mask cap.
+  TermCount term_count(const Operands& in, bool stats) {
     Summary* summary = buffers_.summary;
     TermCount terms{&in, buffers_.terms, stats ? &summary->products : nullptr};
-    terms.gate_max_row = gate_max_row;
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     terms.spans = buffers_.spans;  // (each nullptr where not counted)
     terms.span_firsts = buffers_.span_firsts;
@@ -366,10 +369,12 @@ class CudaEngine final : public Engine {
 
   // The symbolic phase of a small product: one kernel over all rows (behind
   // the gate if analyze set one, with `analysis` run in blocks of its own
-  // beside the rows: row_offsets.cuh's SmallFinish) whose last block writes
-  // C's offsets, and the summary read back.
+  // beside the rows, which count `terms` themselves: row_offsets.cuh's
+  // SmallFinish) whose last block writes C's offsets, and the summary read
+  // back.
   Summary symbolic_small(const Operands& in, Offset* offsets, Offset base,
-                         const AnalysisPass<Offset, Col>* analysis = nullptr) {
+                         const AnalysisPass<Offset, Col>* analysis = nullptr,
+                         const TermCount* terms = nullptr) {
     const int rows = static_cast<int>(in.A->rows);
     Summary* summary = buffers_.summary;
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
@@ -377,9 +382,16 @@ class CudaEngine final : public Engine {
                                &summary->symbolic_blocks_done,
                                post_into(box, summary, sizeof(Summary))};
     finish.counts = buffers_.symbolic_rows;  // (not binned: free)
-    finish.gate = gate_.tried ? &summary->products.small_rows : nullptr;
-    finish.shut = gate_.tried ? &summary->gate_shut : nullptr;
-    finish.max_row_terms = gate_.tried ? gate_.max_row_terms : INT_MAX;
+    if (gate_.tried) {  // (no spans: analyze counts them only for binned products)
+      finish.stats = terms->stats;
+      finish.sizes = terms->sizes;
+      finish.rows_beyond = terms->rows_beyond;
+      finish.beyond_terms = terms->beyond_terms;
+      finish.shut = &summary->gate_shut;
+      finish.max_row_terms = gate_.max_row_terms;
+    } else {
+      finish.max_row_terms = INT_MAX;
+    }
     finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),

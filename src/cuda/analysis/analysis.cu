@@ -101,7 +101,7 @@ AnalysisPass<Offset, Col> analysis_pass_of(Context& ctx, const CheckedOperand* c
          extent<Offset>(in.D),
          static_cast<int>(in.B->rows), static_cast<int>(rows),
          analysis_rows_per_warp(rows, entries, ctx.limits()), terms->sizes, terms->stats,
-         terms->gate_max_row, terms->b_disorder, terms->spans, terms->span_firsts,
+         terms->b_disorder, terms->spans, terms->span_firsts,
          terms->rows_beyond, terms->beyond_terms};
     c.A.offsets += first;  // (offsets stay positions in A's and D's whole arrays)
     if (c.D.offsets) c.D.offsets += first;

@@ -6,7 +6,7 @@
 //   - the number of terms (products a_ik * b_kj, plus the entries of D) of
 //     every row of C: an upper bound of the row's nnz and the measure of its
 //     work, O(nnz(A));
-//   - optionally their total and maximum, and the small-product gate;
+//   - optionally their total and maximum;
 //   - optionally the number of rows of more than a given number of terms;
 //   - optionally whether B's rows all have strictly increasing columns;
 //   - optionally the fingerprints (core/csr_checks.hpp) of up to
@@ -37,24 +37,22 @@ namespace spgemm::cuda {
 struct ProductStats {
   long long total;
   int max;
-  // With a gate asked for: the number of rows if the product is small, its
-  // longest row has at most gate_max_row products and the input checks found
-  // nothing; 0 otherwise. A small product's symbolic kernel reads it to
-  // write C's offsets or not, so that the host need not know before its next
-  // synchronization.
+  // Of a small product tried behind the gate: the number of rows if the
+  // product is small, its longest row takes no more terms than the gate
+  // lets through and the input checks found nothing; 0 otherwise. Its
+  // symbolic kernel's last block sets it (analysis_pass.cuh's
+  // small_product_gate) and writes C's offsets only if it is open.
   int small_rows;
-  unsigned int blocks_done;  // the last block to finish sets small_rows
 };
 
 // What to count: sizes[i] = terms of C's row first_row + i for all rows of
 // in.A from first_row on (or row_count of them), saturated at INT_MAX (such
 // a row goes to the dense bin, whose loops use 64-bit counters); with stats
-// also their total and maximum, and with gate_max_row > 0 the gate.
+// also their total and maximum.
 struct TermCount {
   const Operands* in;
   int* sizes;
   ProductStats* stats = nullptr;
-  int gate_max_row = 0;
   // If set (zeroed before): made nonzero if a row of B has columns that do
   // not strictly increase (unsorted or repeated; both valid input), which
   // rules out the numeric phase's whole rows of B (kernels/ordered_loop.cuh).

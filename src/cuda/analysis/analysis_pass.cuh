@@ -44,7 +44,6 @@ struct CountArgs {
   int rows_per_warp;  // configs/bins.hpp's analysis_rows_per_warp
   int* sizes;
   ProductStats* stats;
-  int gate_max_row;
   unsigned long long* b_disorder;  // nullptr: B's order not examined
   int* spans;            // nullptr: not asked for (TermCount::spans)
   int* span_firsts;      // nullptr: not asked for (TermCount::span_firsts)
@@ -264,14 +263,30 @@ __device__ __forceinline__ long long block_sum(long long x, long long* partial) 
   return total;
 }
 
+// The block's share of the statistics: its threads' totals and longest
+// rows reduced in the block first, then one atomic per statistic (one per
+// row took 6.9 us on cryg2500's 2500 rows, H100: atomics on one address
+// queue in L2). Block-collective.
+__device__ __forceinline__ void add_block_stats(ProductStats* stats, long long total, int most,
+                                                long long* partial) {
+  const long long block_total = block_sum(total, partial);
+  int least = 0;
+  group_min_max(least, most, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                partial);
+  if (threadIdx.x != 0) return;
+  if (block_total != 0)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
+              static_cast<unsigned long long>(block_total));
+  if (most != 0) atomicMax(&stats->max, most);
+}
+
 // Block `block` of `blocks` going through the pass grid-stride: the checks
 // position by position, then (if asked) the order of B's rows, then the
-// count, a warp per run of rows. The statistics go through a block
-// reduction first, one atomic per block and statistic (one per row took 6.9
-// us on cryg2500's 2500 rows, H100: atomics on one address queue in L2);
-// the last block to finish sets the gate. The blocks are the analysis
-// kernel's grid (analysis.cu) or some of a small product's symbolic kernel
-// (kernels/symbolic.cu), of any multiple of 32 threads. Block-collective.
+// count, a warp per run of rows, and the statistics (add_block_stats). The
+// blocks are the analysis kernel's grid (analysis.cu) or some of a
+// small product's symbolic kernel (kernels/symbolic.cu, without the count:
+// its rows count their own terms), of any multiple of 32 threads.
+// Block-collective.
 template <class Offset, class Col>
 __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
                               const CountArgs<Offset, Col>& c, int block, int blocks) {
@@ -318,8 +333,6 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
       if ((threadIdx.x & 31) == 0 && print) atomicAdd(m.print, print);
     }
   }
-  if (c.rows == 0) return;
-
   if (c.b_disorder) {
     // B's entries whose column is not above the one before (descents), less
     // those where a row begins (each such position once, however many empty
@@ -340,6 +353,7 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
     if (threadIdx.x == 0 && block_within != 0)
       atomicAdd(c.b_disorder, static_cast<unsigned long long>(block_within));
   }
+  if (c.rows == 0) return;
 
   long long total = 0;
   int most = 0;
@@ -373,29 +387,35 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
   }
   if (!c.stats) return;
 
-  const long long block_total = block_sum(total, partial);
-  int least = 0, block_max = most;
-  group_min_max(least, block_max, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
-                partial);
-  __threadfence();  // this block's checks and statistics before its count below
+  add_block_stats(c.stats, total, most, partial);
+}
+
+// The gate of a small product tried before its statistics are known
+// (ProductStats::small_rows), by its symbolic kernel's last block to finish
+// (kernels/symbolic.cu), once every block's checks and share of the
+// statistics (its rows' terms, add_block_stats) are in and visible to it:
+// open (true) if the checks found nothing, the total is small and no row
+// has shut it (*shut: a row of more terms than the gate takes, or one that
+// failed the tests on the operands' sizes). The rows count their terms
+// where they are hashed, so the pass's blocks only check (symbolic phase's
+// kernel, one H200: lp_ship04l, qh1484, cryg2500 ~8, 6.7, 6 us in, the
+// pass's count, its reductions and the gate ended it, after the rows'
+// 5.8, 5.5, 2.8; docs/performance.md, thirty-sixth session).
+// Block-collective.
+template <class Offset, class Col>
+__device__ bool small_product_gate(const CheckedViews<Offset, Col>& checks, int rows,
+                                   const int* shut, ProductStats* stats) {
+  __shared__ bool open;
+  if (threadIdx.x == 0) {
+    bool clean = *reinterpret_cast<const volatile int*>(shut) == 0;
+    for (int i = 0; i < checks.count; ++i)
+      for (int d = 0; d < kCsrDefects && checks.m[i].found; ++d)
+        clean &= *reinterpret_cast<volatile unsigned long long*>(&checks.m[i].found->first[d]) == 0;
+    open = clean && *reinterpret_cast<volatile long long*>(&stats->total) <= kSmallMaxProducts;
+    stats->small_rows = open ? rows : 0;
+  }
   __syncthreads();
-  if (threadIdx.x != 0) return;
-  atomicAdd(reinterpret_cast<unsigned long long*>(&c.stats->total),
-            static_cast<unsigned long long>(block_total));
-  atomicMax(&c.stats->max, block_max);
-  __threadfence();
-  if (atomicAdd(&c.stats->blocks_done, 1u) != static_cast<unsigned>(blocks) - 1 ||
-      c.gate_max_row == 0)
-    return;
-  __threadfence();  // the last block: every other block's results are visible
-  bool clean = true;
-  for (int i = 0; i < checks.count; ++i)
-    for (int d = 0; d < kCsrDefects && checks.m[i].found; ++d)
-      clean &= *reinterpret_cast<volatile unsigned long long*>(&checks.m[i].found->first[d]) == 0;
-  const long long all = *reinterpret_cast<volatile long long*>(&c.stats->total);
-  const int longest = *reinterpret_cast<volatile int*>(&c.stats->max);
-  c.stats->small_rows =
-      clean && all <= kSmallMaxProducts && longest <= c.gate_max_row ? c.rows : 0;
+  return open;
 }
 
 // The pass launch_analysis launches (analysis.cuh), for a kernel that runs

@@ -6,7 +6,10 @@
 // are the cost (3.8 us of host time each, H100).
 #pragma once
 
+#include "cuda/analysis/analysis.cuh"
 #include "cuda/post.cuh"
+
+#include <climits>
 
 namespace spgemm::cuda {
 
@@ -23,11 +26,14 @@ struct OperandExtents {
 // A single-bin symbolic launch over all rows of a small product: where its
 // rows' counts go, where its last block writes C's offsets and the other
 // results from them, and what that block posts to the host after them. With
-// a gate (analysis.cuh's ProductStats::small_rows, set by the analysis's
-// pass in the launch's last analysis_blocks blocks) the rows are counted
-// before the pass's verdict, rows of more than max_row_terms terms
-// skipped, and C's offsets written only if the last block finds the gate
-// open.
+// a gate (analysis.cuh's ProductStats::small_rows) the rows are counted
+// while the analysis's pass checks the operands in the launch's last
+// analysis_blocks blocks: each row's terms go to `sizes` (the rows of
+// more than beyond_terms to *rows_beyond, the blocks' totals and longest to
+// *stats), rows of more than max_row_terms terms are skipped, and the last
+// block sets the gate from the statistics and the checks
+// (analysis_pass.cuh's small_product_gate) and writes C's offsets only if
+// it is open.
 template <class Offset>
 struct SmallFinish {
   int rows;
@@ -37,7 +43,10 @@ struct SmallFinish {
   unsigned int* blocks_done;   // zero before the first launch; left zero after each
   DevicePost post;
   int* counts = nullptr;       // the rows' counts (workspace)
-  const int* gate = nullptr;   // nullptr: none (the verdict was known at the launch)
+  ProductStats* stats = nullptr;  // nullptr: no gate (the verdict was known at the launch)
+  int* sizes = nullptr;        // with a gate: each row's terms (TermCount::sizes)
+  int* rows_beyond = nullptr;  // with a gate, if asked (TermCount::rows_beyond)
+  int beyond_terms = INT_MAX;
   int* shut = nullptr;         // with a gate: nonzero once a block's row has found it shut
   int max_row_terms = 0;
   OperandExtents extents{};

@@ -139,6 +139,8 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
                     finish.analysis_blocks);
   }
 
+  long long rows_total = 0;  // with a gate: this thread's rows' terms (Finish)
+  int rows_most = 0;
   const RowSet::View rows = row_set.view();
   const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
@@ -155,23 +157,33 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     const int table = 1 << log2_row;
     long long row_terms = 0;
     if constexpr (Finish) {
+      row_terms = checked_row_terms<Addend>(A, B, D, finish.extents, row, rank, threads, partial);
+      // With a gate, every row's terms (the gate's statistics, and the
+      // binning's if it stays shut); a row that fails the tests (from a
+      // defective operand) has none, so that no later kernel follows it.
+      if (finish.sizes && rank == 0) {
+        const long long size = row_terms < 0 ? 0 : row_terms;
+        const int saturated = size > INT_MAX ? INT_MAX : static_cast<int>(size);
+        finish.sizes[row] = saturated;
+        rows_total += size;
+        rows_most = max(rows_most, saturated);
+        if (finish.rows_beyond && size > finish.beyond_terms) atomicAdd(finish.rows_beyond, 1);
+      }
       // Rows of blocks: once a row has found the gate shut, the rows after
-      // it are not counted (their counts are never used). Rows of warps are
+      // it are not hashed (their counts are never used). Rows of warps are
       // too short for a load of the flag ahead of each to pay (delaunay_n15's
       // 32,768 rows: symbolic phase +9 us, one H200).
-      constexpr bool kFlag = G == Group::block;
-      if constexpr (kFlag) {
+      if constexpr (G == Group::block) {
         const bool shut = rank == 0 && finish.shut && *static_cast<volatile int*>(finish.shut);
         if (__syncthreads_or(shut)) {
           if (rank == 0) put(row, 0);
           continue;
         }
       }
-      row_terms = checked_row_terms<Addend>(A, B, D, finish.extents, row, rank, threads, partial);
-      if (row_terms < 0 || row_terms > finish.max_row_terms) {  // (the gate stays shut)
+      if (row_terms < 0 || row_terms > finish.max_row_terms) {  // (shuts the gate)
         if (rank == 0) {
           put(row, 0);
-          if (kFlag && finish.shut) *static_cast<volatile int*>(finish.shut) = 1;
+          if (finish.shut) *static_cast<volatile int*>(finish.shut) = 1;
         }
         continue;
       }
@@ -223,6 +235,10 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
   }
   if constexpr (Finish) {
     __shared__ bool last;
+    if (finish.stats && !analyzing) {  // (block-uniform)
+      __shared__ long long stats_partial[32];
+      add_block_stats(finish.stats, rows_total, rows_most, stats_partial);
+    }
     __threadfence();  // this block's counts (or share of the pass) before its share of blocks_done
     __syncthreads();
     if (threadIdx.x == 0) last = atomicInc(finish.blocks_done, gridDim.x - 1) == gridDim.x - 1;
@@ -230,7 +246,8 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     if (!last) return;
     __threadfence();
     // (a shut gate leaves C's offsets untouched)
-    if (!finish.gate || *reinterpret_cast<const volatile int*>(finish.gate) == finish.rows)
+    if (!finish.stats || small_product_gate(analysis.checks, finish.rows, finish.shut,
+                                            finish.stats))
       block_row_offsets<int>(finish.counts, row_nnz, finish);
     if (finish.post.words > 0) post_to_host(finish.post);
   }

@@ -263,14 +263,6 @@ __device__ __forceinline__ long long block_sum(long long x, long long* partial) 
   return total;
 }
 
-// A share of the statistics, added by one thread.
-__device__ __forceinline__ void add_stats(ProductStats* stats, long long total, int most) {
-  if (total != 0)
-    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
-              static_cast<unsigned long long>(total));
-  if (most != 0) atomicMax(&stats->max, most);
-}
-
 // The block's share of the statistics: its threads' totals and longest
 // rows reduced in the block first, then one atomic per statistic (one per
 // row took 6.9 us on cryg2500's 2500 rows, H100: atomics on one address
@@ -281,7 +273,11 @@ __device__ __forceinline__ void add_block_stats(ProductStats* stats, long long t
   int least = 0;
   group_min_max(least, most, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
                 partial);
-  if (threadIdx.x == 0) add_stats(stats, block_total, most);
+  if (threadIdx.x != 0) return;
+  if (block_total != 0)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
+              static_cast<unsigned long long>(block_total));
+  if (most != 0) atomicMax(&stats->max, most);
 }
 
 // Block `block` of `blocks` going through the pass grid-stride: the checks
@@ -409,31 +405,14 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
 template <class Offset, class Col>
 __device__ bool small_product_gate(const CheckedViews<Offset, Col>& checks, int rows,
                                    const int* shut, ProductStats* stats) {
-  // the first warp's lanes load a word each, all at once: the checks'
-  // defects, *shut, the total (one thread going through them took 1.2 us
-  // of lp_ship04l's symbolic kernel, one H200)
-  constexpr int kDefectWords = (kMaxCheckedOperands + kMaxPrinted) * kCsrDefects;
-  static_assert(kDefectWords + 2 <= 32, "a word a lane");
   __shared__ bool open;
-  if (threadIdx.x < 32) {
-    const int lane = static_cast<int>(threadIdx.x);
-    bool closed = false;
-    long long total = 0;
-    if (lane < checks.count * kCsrDefects) {
-      const CsrDefects* found = checks.m[lane / kCsrDefects].found;
-      closed = found && *reinterpret_cast<const volatile unsigned long long*>(
-                            &found->first[lane % kCsrDefects]) != 0;
-    } else if (lane == 30) {
-      closed = *reinterpret_cast<const volatile int*>(shut) != 0;
-    } else if (lane == 31) {
-      total = *reinterpret_cast<const volatile long long*>(&stats->total);
-    }
-    closed = __any_sync(kFullWarp, closed);
-    total = __shfl_sync(kFullWarp, total, 31);
-    if (lane == 0) {
-      open = !closed && total <= kSmallMaxProducts;
-      stats->small_rows = open ? rows : 0;
-    }
+  if (threadIdx.x == 0) {
+    bool clean = *reinterpret_cast<const volatile int*>(shut) == 0;
+    for (int i = 0; i < checks.count; ++i)
+      for (int d = 0; d < kCsrDefects && checks.m[i].found; ++d)
+        clean &= *reinterpret_cast<volatile unsigned long long*>(&checks.m[i].found->first[d]) == 0;
+    open = clean && *reinterpret_cast<volatile long long*>(&stats->total) <= kSmallMaxProducts;
+    stats->small_rows = open ? rows : 0;
   }
   __syncthreads();
   return open;

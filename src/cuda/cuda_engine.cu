@@ -389,8 +389,6 @@ class CudaEngine final : public Engine {
       finish.beyond_terms = terms->beyond_terms;
       finish.shut = &summary->gate_shut;
       finish.max_row_terms = gate_.max_row_terms;
-    } else {
-      finish.max_row_terms = INT_MAX;
     }
     finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
     launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),

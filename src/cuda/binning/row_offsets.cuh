@@ -47,8 +47,8 @@ struct SmallFinish {
   int* sizes = nullptr;        // with a gate: each row's terms (TermCount::sizes)
   int* rows_beyond = nullptr;  // with a gate, if asked (TermCount::rows_beyond)
   int beyond_terms = INT_MAX;
-  int* shut = nullptr;         // with a gate: nonzero once a block's row has found it shut
-  int max_row_terms = 0;
+  int* shut = nullptr;         // with a gate: nonzero once a row has shut it
+  int max_row_terms = INT_MAX;  // with a gate: the most terms it lets through
   OperandExtents extents{};
   int analysis_blocks = 0;     // set by the launch
 };

@@ -67,7 +67,7 @@ struct Summary {
   int longest_row;        // small products: nnz of C's longest row
   unsigned long long b_disorder;  // examined: nonzero where a row of B repeats or lowers a column
   int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
-  int gate_shut;          // small products tried behind the gate: a row found it shut
+  int gate_shut;          // small products tried behind the gate: nonzero once a row has shut it
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
   unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)

@@ -283,8 +283,8 @@ void Context::read_back(void* host, const void* device, size_t bytes) {
 }
 
 Context::PostBox Context::post_box(size_t bytes) {
-  const size_t data_bytes = (bytes + 7) / 8 * 8;
-  const size_t needed = data_bytes + sizeof(unsigned long long);
+  const int count = static_cast<int>(bytes / sizeof(uint32_t));
+  const size_t needed = sizeof(unsigned long long) * count;
   if (needed > post_bytes_) {
     if (post_) SPGEMM_CUDA_CHECK(cudaFreeHost(post_));  // no post is pending between calls
     post_ = nullptr;
@@ -295,15 +295,23 @@ Context::PostBox Context::post_box(size_t bytes) {
     post_bytes_ = needed;  // (last: a failure above leaves the next call to allocate again)
     last_ticket_ = 0;
   }
-  auto* host = static_cast<unsigned char*>(post_);
-  auto* data = static_cast<unsigned char*>(post_device_);
-  return {data, reinterpret_cast<unsigned long long*>(data + data_bytes), ++last_ticket_, host,
-          reinterpret_cast<const volatile unsigned long long*>(host + data_bytes)};
+  if (++last_ticket_ == 0) {  // wrapped: no word may hold a ticket still to come
+    std::memset(post_, 0, post_bytes_);
+    last_ticket_ = 1;
+  }
+  return {static_cast<unsigned long long*>(post_device_), count, last_ticket_,
+          static_cast<const volatile unsigned long long*>(post_)};
 }
 
-void Context::wait_for(const PostBox& box) {
+void Context::wait_for(const PostBox& box, void* out) {
+  // words arrive in any order; each stays once it has the ticket
+  int arrived = 0;
+  auto all_there = [&] {
+    while (arrived < box.count && box.host_words[arrived] >> 32 == box.ticket) ++arrived;
+    return arrived == box.count;
+  };
   const auto start = std::chrono::steady_clock::now();
-  for (unsigned spins = 1; *box.host_ticket != box.ticket; ++spins) {
+  for (unsigned spins = 1; !all_there(); ++spins) {
     if (spins % 256 != 0) continue;
     if (std::chrono::steady_clock::now() - start >
         std::chrono::microseconds(kPostPollMicroseconds)) {
@@ -315,9 +323,11 @@ void Context::wait_for(const PostBox& box) {
     if (status != cudaErrorNotReady) SPGEMM_CUDA_CHECK(status);
   }
   std::atomic_thread_fence(std::memory_order_acquire);
-  if (*box.host_ticket != box.ticket)
+  if (!all_there())
     fail(SPGEMM_STATUS_EXECUTION_FAILED,
          "internal error: the stream finished without the kernel's posted results");
+  auto* data = static_cast<uint32_t*>(out);
+  for (int w = 0; w < box.count; ++w) data[w] = static_cast<uint32_t>(box.host_words[w]);
 }
 
 Context::DeviceGuard::DeviceGuard(const Context& ctx) noexcept {

@@ -164,21 +164,25 @@ class Context {
   void* pinned_stash(size_t bytes);
 
   // A readback without a copy or a synchronization, for results a kernel
-  // posts itself (cuda/post.cuh): `bytes` of pinned host memory the device
-  // writes through, then the ticket, a fresh one per box.
+  // posts itself (cuda/post.cuh): pinned host memory the device writes
+  // through, each 32-bit word of the data in a 64-bit word of its own
+  // beside the box's ticket (a fresh one per box), so that a word is there
+  // once its ticket is, with no fence on the device between the data and a
+  // ticket written after it (NCCL's low-latency protocol makes the same use
+  // of 8-byte stores).
   struct PostBox {
-    void* data;                     // device addresses
-    unsigned long long* ticket_at;
-    unsigned long long ticket;
-    const void* host_data;          // the same memory, host addresses
-    const volatile unsigned long long* host_ticket;
+    unsigned long long* words;  // device addresses
+    int count;                  // words of data
+    uint32_t ticket;
+    const volatile unsigned long long* host_words;  // the same memory, host addresses
   };
-  PostBox post_box(size_t bytes);
-  // Returns once box's ticket is there, its data with it. Polls (a copy and
-  // a stream synchronization cost ~7 us of a small product's ~50); after
-  // kPostPollMicroseconds it synchronizes the stream instead. A stream that
-  // finishes without the post throws EXECUTION_FAILED, as do CUDA errors.
-  void wait_for(const PostBox& box);
+  PostBox post_box(size_t bytes);  // bytes: a multiple of 4
+  // Returns once every word of box is there and copies its data to `out`
+  // (count * 4 bytes). Polls (a copy and a stream synchronization cost ~7
+  // us of a small product's ~50); after kPostPollMicroseconds it
+  // synchronizes the stream instead. A stream that finishes without the
+  // post throws EXECUTION_FAILED, as do CUDA errors.
+  void wait_for(const PostBox& box, void* out);
   static constexpr int kPostPollMicroseconds = 1000;
 
   // Streams beside the handle's, for independent kernels of one phase that
@@ -262,10 +266,10 @@ class Context {
   };
   static void* grow(PinnedHost& buffer, size_t bytes);
   PinnedHost pinned_, stash_;
-  void* post_ = nullptr;  // mapped pinned memory: a box's data, then its ticket
+  void* post_ = nullptr;  // mapped pinned memory: a box's words
   void* post_device_ = nullptr;  // post_ as the device addresses it
   size_t post_bytes_ = 0;
-  unsigned long long last_ticket_ = 0;
+  uint32_t last_ticket_ = 0;
   cudaStream_t side_[kSideStreams] = {};
   cudaEvent_t fork_event_ = nullptr;
   cudaEvent_t join_events_[kSideStreams] = {};

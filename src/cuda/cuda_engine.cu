@@ -49,7 +49,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 namespace spgemm {
@@ -395,9 +394,8 @@ class CudaEngine final : public Engine {
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
                                  offsets, &finish, analysis, LaunchStreams{ctx_.stream()});
-    ctx_.wait_for(box);
     Summary host;
-    std::memcpy(&host, box.host_data, sizeof(Summary));
+    ctx_.wait_for(box, &host);
     return host;
   }
 

@@ -1,7 +1,10 @@
 // Results a kernel hands to the host itself (core/context.hpp's PostBox):
-// the last block copies them into pinned host memory and then writes the
-// box's ticket, which the host polls. Saves a small product the copy and the
-// stream synchronization of a readback.
+// the block that finishes the work writes them into pinned host memory, each
+// 32-bit word beside the box's ticket in one 8-byte store, which the host
+// polls. Saves a small product the copy and the stream synchronization of a
+// readback, and the device a fence between the data and a ticket written
+// after it (__threadfence_system: ~0.7 us of the last block's post, one
+// H200, docs/performance.md, thirty-sixth session).
 #pragma once
 
 #include "core/context.hpp"
@@ -13,31 +16,26 @@ namespace spgemm::cuda {
 
 struct DevicePost {
   const uint32_t* from = nullptr;  // device memory, final when the post starts
-  uint32_t* to = nullptr;          // the box's data
-  int words = 0;                   // 0: nothing to post
-  unsigned long long* ticket_at = nullptr;
-  unsigned long long ticket = 0;
+  unsigned long long* to = nullptr;  // the box's words
+  int words = 0;                     // 0: nothing to post
+  uint32_t ticket = 0;
 };
 
 // The post of `bytes` (a multiple of 4) at `from` into `box`
-// (Context::post_box of at least that many bytes).
+// (Context::post_box of as many bytes).
 inline DevicePost post_into(const Context::PostBox& box, const void* from, size_t bytes) {
-  return {static_cast<const uint32_t*>(from), static_cast<uint32_t*>(box.data),
-          static_cast<int>(bytes / sizeof(uint32_t)), box.ticket_at, box.ticket};
+  return {static_cast<const uint32_t*>(from), box.words,
+          static_cast<int>(bytes / sizeof(uint32_t)), box.ticket};
 }
 
 // Block-collective, by the block that finishes the work: its and every
-// earlier write (made visible to it device-wide) reach the host before the
-// ticket does.
+// earlier write (made visible to it device-wide) are what the host gets.
 __device__ __forceinline__ void post_to_host(const DevicePost& post) {
   __syncthreads();  // the block's own results, written by any of its threads
   const volatile uint32_t* from = post.from;
+  const unsigned long long ticket = static_cast<unsigned long long>(post.ticket) << 32;
   for (int w = static_cast<int>(threadIdx.x); w < post.words; w += static_cast<int>(blockDim.x))
-    post.to[w] = from[w];
-  __threadfence_system();
-  __syncthreads();
-  if (threadIdx.x == 0)
-    *reinterpret_cast<volatile unsigned long long*>(post.ticket_at) = post.ticket;
+    reinterpret_cast<volatile unsigned long long*>(post.to)[w] = ticket | from[w];
 }
 
 }  // namespace spgemm::cuda

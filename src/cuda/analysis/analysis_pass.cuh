@@ -263,6 +263,14 @@ __device__ __forceinline__ long long block_sum(long long x, long long* partial) 
   return total;
 }
 
+// A share of the statistics, added by one thread.
+__device__ __forceinline__ void add_stats(ProductStats* stats, long long total, int most) {
+  if (total != 0)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
+              static_cast<unsigned long long>(total));
+  if (most != 0) atomicMax(&stats->max, most);
+}
+
 // The block's share of the statistics: its threads' totals and longest
 // rows reduced in the block first, then one atomic per statistic (one per
 // row took 6.9 us on cryg2500's 2500 rows, H100: atomics on one address
@@ -273,11 +281,7 @@ __device__ __forceinline__ void add_block_stats(ProductStats* stats, long long t
   int least = 0;
   group_min_max(least, most, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
                 partial);
-  if (threadIdx.x != 0) return;
-  if (block_total != 0)
-    atomicAdd(reinterpret_cast<unsigned long long*>(&stats->total),
-              static_cast<unsigned long long>(block_total));
-  if (most != 0) atomicMax(&stats->max, most);
+  if (threadIdx.x == 0) add_stats(stats, block_total, most);
 }
 
 // Block `block` of `blocks` going through the pass grid-stride: the checks

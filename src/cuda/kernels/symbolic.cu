@@ -141,6 +141,15 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
 
   long long rows_total = 0;  // with a gate: this thread's rows' terms (Finish)
   int rows_most = 0;
+  __shared__ unsigned long long block_total;  // ... and its warps' (Finish, warps)
+  __shared__ int block_most;
+  if constexpr (Finish && G == Group::warp) {
+    if (threadIdx.x == 0) {
+      block_total = 0;
+      block_most = 0;
+    }
+    __syncthreads();
+  }
   const RowSet::View rows = row_set.view();
   const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
   const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
@@ -235,9 +244,20 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
   }
   if constexpr (Finish) {
     __shared__ bool last;
+    // the block's share of the statistics: its rows' are on the first
+    // thread of each group (a reduction over the block's threads took 0.8
+    // us of lp_ship04l's symbolic kernel, one H200)
     if (finish.stats && !analyzing) {  // (block-uniform)
-      __shared__ long long stats_partial[32];
-      add_block_stats(finish.stats, rows_total, rows_most, stats_partial);
+      if constexpr (G == Group::warp) {
+        if (rank == 0 && rows_total != 0) {
+          atomicAdd(&block_total, static_cast<unsigned long long>(rows_total));
+          atomicMax(&block_most, rows_most);
+        }
+        __syncthreads();
+        rows_total = static_cast<long long>(block_total);
+        rows_most = block_most;
+      }
+      if (threadIdx.x == 0) add_stats(finish.stats, rows_total, rows_most);
     }
     __threadfence();  // this block's counts (or share of the pass) before its share of blocks_done
     __syncthreads();

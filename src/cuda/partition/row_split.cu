@@ -51,6 +51,8 @@ struct Cut {
   long long row_start, first_product, a_offset, d_offset;
   long long col_least, col_greatest, b_row_first, b_row_end, b_begin, b_end;
 };
+static_assert(sizeof(Head) % sizeof(uint32_t) == 0 && sizeof(Cut) % sizeof(uint32_t) == 0,
+              "the box is posted in words");
 
 // Parts a cut is made for at most (split_rows: one per device of a list).
 constexpr int kMaxCutParts = SPGEMM_MAX_DEVICES;
@@ -387,8 +389,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
       const Context::PostBox post = ctx.post_box(box_bytes);
       post_kernel<<<1, kThreads, 0, stream>>>(post_into(post, box.get(), box_bytes));
       SPGEMM_CUDA_CHECK_LAUNCH();
-      ctx.wait_for(post);
-      std::memcpy(host.data(), post.host_data, box_bytes);
+      ctx.wait_for(post, host.data());
     } else {
       ctx.read_back(host.data(), box.get(), host.size());
     }

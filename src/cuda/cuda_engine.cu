@@ -379,7 +379,7 @@ class CudaEngine final : public Engine {
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
     SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
                                &summary->symbolic_blocks_done,
-                               post_into(box, summary, sizeof(Summary))};
+                               post_into(box, summary)};
     finish.counts = buffers_.symbolic_rows;  // (not binned: free)
     if (gate_.tried) {  // (no spans: analyze counts them only for binned products)
       finish.stats = terms->stats;

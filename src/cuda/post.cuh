@@ -9,7 +9,6 @@
 
 #include "core/context.hpp"
 
-#include <cstddef>
 #include <cstdint>
 
 namespace spgemm::cuda {
@@ -21,11 +20,9 @@ struct DevicePost {
   uint32_t ticket = 0;
 };
 
-// The post of `bytes` (a multiple of 4) at `from` into `box`
-// (Context::post_box of as many bytes).
-inline DevicePost post_into(const Context::PostBox& box, const void* from, size_t bytes) {
-  return {static_cast<const uint32_t*>(from), box.words,
-          static_cast<int>(bytes / sizeof(uint32_t)), box.ticket};
+// The post of the data at `from` into `box` (as many bytes as the box has).
+inline DevicePost post_into(const Context::PostBox& box, const void* from) {
+  return {static_cast<const uint32_t*>(from), box.words, box.count, box.ticket};
 }
 
 // Block-collective, by the block that finishes the work: its and every

@@ -387,7 +387,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
       // the cut: 35 -> 23 us, stencil27:64 on two H100s, traced,
       // docs/scaling.md)
       const Context::PostBox post = ctx.post_box(box_bytes);
-      post_kernel<<<1, kThreads, 0, stream>>>(post_into(post, box.get(), box_bytes));
+      post_kernel<<<1, kThreads, 0, stream>>>(post_into(post, box.get()));
       SPGEMM_CUDA_CHECK_LAUNCH();
       ctx.wait_for(post, host.data());
     } else {

@@ -397,7 +397,7 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
 // The gate of a small product tried before its statistics are known
 // (ProductStats::small_rows), by its symbolic kernel's last block to finish
 // (kernels/symbolic.cu), once every block's checks and share of the
-// statistics (its rows' terms, add_block_stats) are in and visible to it:
+// statistics (its rows' terms, add_stats) are in and visible to it:
 // open (true) if the checks found nothing, the total is small and no row
 // has shut it (*shut: a row of more terms than the gate takes, or one that
 // failed the tests on the operands' sizes). The rows count their terms

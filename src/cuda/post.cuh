@@ -2,9 +2,9 @@
 // the block that finishes the work writes them into pinned host memory, each
 // 32-bit word beside the box's ticket in one 8-byte store, which the host
 // polls. Saves a small product the copy and the stream synchronization of a
-// readback, and the device a fence between the data and a ticket written
-// after it (__threadfence_system: ~0.7 us of the last block's post, one
-// H200, docs/performance.md, thirty-sixth session).
+// readback, and the device the system-scope fence that a ticket written
+// after the data needed (__threadfence_system: ~0.7 us of the last block's
+// post, one H200, docs/performance.md, thirty-sixth session).
 #pragma once
 
 #include "core/context.hpp"
@@ -26,9 +26,14 @@ inline DevicePost post_into(const Context::PostBox& box, const void* from) {
 }
 
 // Block-collective, by the block that finishes the work: its and every
-// earlier write (made visible to it device-wide) are what the host gets.
+// earlier write (made visible to it device-wide) are what the host gets,
+// and once the host has the post they are visible device-wide too (C's row
+// offsets when spgemmSymbolic returns, to a kernel or copy on any stream):
+// a device-scope fence, not the system-scope one that a ticket after the
+// data needed.
 __device__ __forceinline__ void post_to_host(const DevicePost& post) {
-  __syncthreads();  // the block's own results, written by any of its threads
+  __threadfence();  // the block's own writes, before any word of the post
+  __syncthreads();  // ... by any of its threads
   const volatile uint32_t* from = post.from;
   const unsigned long long ticket = static_cast<unsigned long long>(post.ticket) << 32;
   for (int w = static_cast<int>(threadIdx.x); w < post.words; w += static_cast<int>(blockDim.x))

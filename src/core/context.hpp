@@ -167,9 +167,9 @@ class Context {
   // posts itself (cuda/post.cuh): pinned host memory the device writes
   // through, each 32-bit word of the data in a 64-bit word of its own
   // beside the box's ticket (a fresh one per box), so that a word is there
-  // once its ticket is, with no fence on the device between the data and a
-  // ticket written after it (NCCL's low-latency protocol makes the same use
-  // of 8-byte stores).
+  // once its ticket is, without the system-scope fence that a ticket
+  // written after the data needs (NCCL's low-latency protocol makes the
+  // same use of 8-byte stores).
   struct PostBox {
     unsigned long long* words;  // device addresses
     int count;                  // words of data

@@ -306,6 +306,12 @@ class CudaEngine final : public Engine {
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
                          summary->draws};
+    // (C's products are counted only for C of few rows: otherwise estimated)
+    const double products = known_products_ >= 0 ? static_cast<double>(known_products_)
+                                                  : estimated_products(in);
+    numeric_schedule_.thread_rows =
+        thread_rows(rows, ctx_.limits()) &&
+        products >= kThreadRowMinCompression * static_cast<double>(host.nnz);
     return host.nnz;
   }
 
@@ -463,7 +469,8 @@ class CudaEngine final : public Engine {
     Summary* summary = buffers_.summary;
     RowSizes sizes = sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder);
     sizes.mask_cap = mask_cap_;
-    bin_rows(ctx_.limits(), sizes, rows, symbolic_layout_.thresholds, &summary->symbolic,
+    symbolic_thresholds_ = symbolic_thresholds(symbolic_layout_, rows, ctx_.limits());
+    bin_rows(ctx_.limits(), sizes, rows, symbolic_thresholds_, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
   }
 
@@ -481,6 +488,7 @@ class CudaEngine final : public Engine {
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1,
                           summary->draws};
     symbolic_schedule_.one_warp_launch = rows <= kFewLaunchesRows;
+    symbolic_schedule_.thresholds = &symbolic_thresholds_;
   }
 
   // The bin a product is tried in without knowing its statistics, and the
@@ -499,13 +507,19 @@ class CudaEngine final : public Engine {
     int bin = -1;
     int gate_max_row = 0;
   };
+  // C's products (and D's entries) as if every row of B had B's average
+  // length.
+  static double estimated_products(const Operands& in) {
+    const double per_b_row =
+        in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
+    return static_cast<double>(in.A->nnz) * per_b_row +
+           (in.D ? static_cast<double>(in.D->nnz) : 0.0);
+  }
+
   Speculative speculative_bin(const Operands& in) const {
     const int rows = static_cast<int>(in.A->rows);
     if (rows == 0) return {};
-    const double per_b_row =
-        in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
-    const double estimate =
-        static_cast<double>(in.A->nnz) * per_b_row + (in.D ? static_cast<double>(in.D->nnz) : 0.0);
+    const double estimate = estimated_products(in);
     if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallSpeculateProducts)) return {};
     // a bin may take the product's rows (and the numeric layout rows as
     // long), and its gate lets rows of up to kSmallGateLoad of its table
@@ -622,6 +636,7 @@ class CudaEngine final : public Engine {
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   long long known_products_ = -1;  // C's products where analyze or a missed gate read them back
   AnalysisBuffers buffers_;
+  BinThresholds symbolic_thresholds_{};  // the symbolic binning's (symbolic_schedule_'s)
   BinCounts symbolic_counts_{};  // where analyze read them back
   BinCounts numeric_counts_{};
   DeferredChecks deferred_;

@@ -1,8 +1,8 @@
 // Deterministic results (the default, spgemmSetDeterministic): the same
 // product gives the same bits on every run, with the same plan, a new plan
 // and a new handle, on matrices whose rows of C land in every bin (warp and
-// block hash tables, dense windows), with repeated column indices and with an
-// addend D. Values span 2^-30 .. 2^30, so a different order of the adds
+// block hash tables, dense windows, a thread a row), with repeated column
+// indices and with an addend D. Values span 2^-30 .. 2^30, so a different order of the adds
 // would change the rounding. Every run is also checked against the oracle,
 // and so is the opt-in non-deterministic mode (whose differing runs are
 // counted and printed, not asserted: they depend on the scheduling).
@@ -55,6 +55,8 @@ struct Spec {
 const Spec kSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
+    // 270,400 rows of 25 terms: a thread a row (configs/bins.hpp's thread bin)
+    {"poisson2d:520", [] { return generate("poisson2d:520"); }},
     {"uniform:70000:8", [] { return generate("uniform:70000:8"); }},
     {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
     {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},

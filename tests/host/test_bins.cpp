@@ -5,7 +5,7 @@
 // threshold. Thresholds of the library's own tables and smaller ones with
 // each move (block bin, heavy rows, sort bins) present or absent. And
 // numeric_thresholds' choice of the block bin's move by C's rows and
-// products.
+// products, and symbolic_thresholds' of the thread bin by C's rows.
 #include "cuda/configs/bins.hpp"
 
 #include <catch2/catch.hpp>
@@ -128,4 +128,29 @@ TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and produc
   CHECK(terms(few_rows, -1) == kBlockRowTerms);  // products not known on the host
   CHECK(terms(kBlockRowsPerSM * 100, -1) == kBlockRowTerms);
   CHECK(terms(kBlockRowsPerSM * 100 + 1, few_products) == -1);  // no move: many rows
+}
+
+TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[bins]") {
+  using namespace spgemm::cuda;
+  BinLayout layout;
+  layout.thresholds = small_thresholds(true, true, false);
+  // (a bin of 3 terms, not kThreadRowTerms: the small tables' bins keep rows)
+  layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = 3;
+  spgemm::DeviceLimits limits;
+  limits.sm_count = 100;
+  limits.max_threads_per_sm = 2048;
+  const int many = kThreadRowsMinPerSM * 100;
+  const int thread_bin = layout.thresholds.hash_bins + 1;
+  const BinThresholds with = symbolic_thresholds(layout, many, limits);
+  CHECK(thread_rows(many, limits));
+  CHECK(with.bin_for(2, 3) == thread_bin);
+  CHECK(with.may_hold(thread_bin, 1));
+  check_against_rule(with, 70);
+  const BinThresholds without = symbolic_thresholds(layout, many - 1, limits);
+  CHECK_FALSE(thread_rows(many - 1, limits));
+  CHECK(without.bin_for(2, 3) < without.hash_bins);  // a hash bin
+  // (a launch without the bins' counts on the host must skip the bin)
+  CHECK_FALSE(without.may_hold(thread_bin, 1));
+  CHECK_FALSE(without.may_hold(thread_bin, INT_MAX));
+  check_against_rule(without, 70);
 }

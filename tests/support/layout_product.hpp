@@ -320,6 +320,12 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
     // fits the table (accumulators/direct_row.cuh) if D's columns count in it
     cases.emplace_back("banded:70000:6 + D of a wider band", band, band,
                        generate("banded:70000:20"));
+    // rows of 25 products and 3 of D's entries, 270,400 of them: a thread
+    // each in both phases on devices of up to 264 SMs (configs/bins.hpp's
+    // thread bin: D's terms come after the products in a thread's slots)
+    const auto grid = generate("poisson2d:520");
+    cases.emplace_back("poisson2d:520 + D, a thread a row", grid, grid,
+                       uniform_random(grid.rows, grid.cols, 3, 49));
   }
   return cases;
 }

@@ -158,6 +158,32 @@ inline constexpr int kSortBinTerms[] = {32, 64};
 // fifteenth session).
 inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
+// ... but where C has many rows, a row of at most kThreadRowTerms terms
+// gets a thread of its own, not a warp, in both phases (the thread bin: the
+// numeric phase's first sort bin, the symbolic phase's only one;
+// kernels/numeric.cuh's and kernels/symbolic.cu's thread_*_kernel). The
+// thread keeps the row's columns in order in kThreadRowTerms slots of
+// shared memory (accumulators/thread_row.cuh), each term put in place by a
+// short scan; in the numeric phase the warp then writes its 32 rows one
+// after the other, a column a lane. A warp's instructions serve 32 rows
+// instead of one (a warp's network, ranking and combining cost G3_circuit
+// ~340 instructions a row). Blocks of kThreadRowBlockThreads keep the slots
+// (12 B each in fp64) to 24 KB. Only for C of at least kThreadRowsMinPerSM
+// rows per SM: a thread walks its row's terms one after another, a chain of
+// dependent loads several times a warp's, which only many rows in flight
+// hide (H200 fp64, numeric phase: G3_circuit 0.844 -> 0.566 ms,
+// poisson2d:700 0.256 -> 0.163; but wing, 62,032 rows, 37 -> 54 us, and
+// cryg2500 10 -> 24; docs/performance.md, thirty-eighth session).
+inline constexpr int kThreadRowTerms = 32;
+inline constexpr int kThreadRowBlockThreads = 64;
+inline constexpr int kThreadRowsMinPerSM = 1024;
+// ... and in the numeric phase only where C's products are at least this
+// many times its nnz: a row whose terms rarely share columns puts nearly
+// every term in a new slot, moving the slots above it, and comes from
+// operands without locality, where each of the thread's loads misses
+// (uniform:300000:4, products / nnz = 1.0: numeric 0.13 -> 0.23 ms with a
+// thread a row; G3_circuit 1.77 and poisson2d:700 1.92 gained, as above).
+inline constexpr double kThreadRowMinCompression = 1.5;
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
 inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
@@ -511,7 +537,8 @@ struct BinThresholds {
   // no row can come (tests/host/test_bins.cpp checks both against bin_for,
   // row by row).
   bool may_hold(int bin, int most_terms) const {
-    if (most_terms == INT_MAX || bin > hash_bins) return true;
+    if (bin > hash_bins) return bin <= hash_bins + sort_bins;
+    if (most_terms == INT_MAX) return true;
     if (bin == hash_bins) return most_terms > max_size[hash_bins - 1];
     return bin == 0 || most_terms > max_size[bin - 1] ||
            (bin == block_bin && most_terms >= block_terms) ||
@@ -542,6 +569,11 @@ struct BinLayout {
   BinThresholds thresholds;  // with the sort bins' terms
   int dense_bin() const { return static_cast<int>(hash.size()); }
   int bins() const { return thresholds.bins(); }
+  // Whether sort bin `bin` (> dense_bin()) takes a thread per row
+  // (kThreadRowTerms) rather than a warp's registers.
+  bool thread_bin(int bin) const {
+    return thresholds.sort_terms[bin - dense_bin() - 1] <= kThreadRowTerms;
+  }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
   int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
 };
@@ -560,6 +592,20 @@ inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long 
   else if (rows <= kFewProductsRowsPerWarp * warps && products >= 0 &&
            products <= kFewProductsPerSM * sms)
     t.block_terms = kFewProductsBlockTerms;
+  return t;
+}
+
+// Whether C of `rows` rows takes the thread bin (kThreadRowsMinPerSM).
+inline bool thread_rows(int rows, const DeviceLimits& limits) {
+  return rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits.sm_count;
+}
+
+// The thresholds of the symbolic binning of a C with `rows` rows: without
+// the thread bin where C has too few rows for it (thread_rows).
+inline BinThresholds symbolic_thresholds(const BinLayout& layout, int rows,
+                                         const DeviceLimits& limits) {
+  BinThresholds t = layout.thresholds;
+  if (!thread_rows(rows, limits)) t.sort_bins = 0;
   return t;
 }
 

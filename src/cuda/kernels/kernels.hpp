@@ -58,6 +58,12 @@ struct Schedule {
   // binned: the warp bins in one launch (the symbolic phase of C of few
   // rows, configs/bins.hpp's kFewLaunchesRows)
   bool one_warp_launch = false;
+  // binned: the thresholds the rows were binned with where they are not
+  // the layout's (symbolic_thresholds: no thread bin for C of few rows)
+  const BinThresholds* thresholds = nullptr;
+  // numeric: the thread bin's rows take a thread each, else a warp's
+  // registers each (configs/bins.hpp's thread_rows)
+  bool thread_rows = false;
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others
@@ -76,7 +82,7 @@ struct LaunchStreams {
 // host knows the counts; else one that can hold the rows (BinThresholds::may_hold).
 inline bool launches_bin(const BinLayout& layout, const Schedule& s, int bin) {
   return s.host_counts ? s.host_counts->count[bin] > 0
-                       : layout.thresholds.may_hold(bin, s.most_terms);
+                       : (s.thresholds ? *s.thresholds : layout.thresholds).may_hold(bin, s.most_terms);
 }
 
 // The last bin of the one launch of the warp bins (Schedule::one_warp_launch)

@@ -65,4 +65,29 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
   }
 }
 
+// One thread's walk over the terms of `row` in their order (the same
+// numbering), for the rows of a thread each (configs/bins.hpp's
+// kThreadRowTerms): product(col, a, b) for every product a_ik * b_kj and
+// addend(col, d) for D's entries; either returns false to stop the walk,
+// and then so does this.
+template <bool Addend, class Offset, class Col, class Product, class AddendTerm>
+__device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
+                                              const Pattern<Offset, Col>& B,
+                                              const Pattern<Offset, Col>& D, int row,
+                                              Product&& product, AddendTerm&& addend) {
+  const Offset a_end = A.end(row);
+  for (Offset a = A.begin(row); a < a_end; ++a) {
+    const int k = A.col(a);
+    const Offset b_end = B.end(k);
+    for (Offset b = B.begin(k); b < b_end; ++b)
+      if (!product(B.col(b), a, b)) return false;
+  }
+  if constexpr (Addend) {
+    const Offset d_end = D.end(row);
+    for (Offset d = D.begin(row); d < d_end; ++d)
+      if (!addend(D.col(d), d)) return false;
+  }
+  return true;
+}
+
 }  // namespace spgemm::cuda

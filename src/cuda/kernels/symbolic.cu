@@ -1,6 +1,7 @@
 // Symbolic phase: the number of distinct columns in every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/accumulators/thread_row.cuh"
 #include "cuda/analysis/analysis_pass.cuh"
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
@@ -361,6 +362,30 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
+// A thread per row of at most kThreadRowTerms terms (the thread bin,
+// configs/bins.hpp): the row's columns kept in order in the thread's slots
+// (accumulators/thread_row.cuh), and counted.
+template <bool Addend, class Offset, class Col>
+__global__ void __launch_bounds__(kThreadRowBlockThreads)
+    thread_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                           Pattern<Offset, Col> D, RowSet row_set, Offset* __restrict__ row_nnz) {
+  constexpr int kThreads = kThreadRowBlockThreads;
+  __shared__ int col_slots[kThreadRowTerms * kThreads];
+  const RowSet::View rows = row_set.view();
+  for (int i = static_cast<int>(blockIdx.x * kThreads + threadIdx.x); i < rows.size;
+       i += static_cast<int>(gridDim.x) * kThreads) {
+    const int row = rows[i];
+    ThreadRow<kThreadRowTerms, kThreads, Columns> acc{col_slots + threadIdx.x, nullptr};
+    // (a row of more columns than slots: the structure changed behind the
+    // plan; its count stops at the slots, and the numeric phase writes no
+    // more than that)
+    for_row_terms<Addend>(
+        A, B, D, row, [&](int col, Offset, Offset) { return acc.add(col); },
+        [&](int col, Offset) { return acc.add(col); });
+    row_nnz[row] = static_cast<Offset>(acc.count);
+  }
+}
+
 // A launch over the set's rows: b is the launch of its last bin (the
 // largest table), first_table the table of its first.
 template <Group G, bool Addend, class Offset, class Col>
@@ -421,6 +446,14 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
   const AnalysisPass<Offset, Col> analysis = pass ? *pass : AnalysisPass<Offset, Col>{};
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
+    if (bin > layout.dense_bin()) {  // the thread bin
+      auto kernel = thread_symbolic_kernel<Addend, Offset, Col>;
+      const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
+                                resident_blocks(kernel, kThreadRowBlockThreads, 0, limits));
+      kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(A, B, D, set, row_nnz);
+      SPGEMM_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (bin == layout.dense_bin()) {
       auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
       const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;

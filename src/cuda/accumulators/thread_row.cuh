@@ -1,0 +1,49 @@
+// The accumulator of a row of few terms on one thread (configs/bins.hpp's
+// kThreadRowTerms): its columns, kept ascending, and their sums in Slots
+// slots of shared memory. Slot s of the block's thread t is at s * Threads
+// + t, so the threads of a warp, each at its own slot, never share a bank.
+//
+// Each column's terms are added in the row's order of terms, from zero
+// (docs/api.md, section 6: the order of a row of at most 32 terms). The
+// symbolic phase keeps the columns alone (Value = Columns) and counts them.
+#pragma once
+
+#include <type_traits>
+
+namespace spgemm::cuda {
+
+struct Columns {};  // ThreadRow's Value where there are no sums to keep
+
+template <int Slots, int Threads, class Value>
+struct ThreadRow {
+  static constexpr bool kSums = !std::is_same_v<Value, Columns>;
+  int* cols;       // this thread's slot 0 (slot s: cols[s * Threads])
+  Value* values;   // the same for the sums (Columns: none)
+  int count = 0;   // columns held, in slots [0, count)
+
+  __device__ __forceinline__ int col(int s) const { return cols[s * Threads]; }
+  __device__ __forceinline__ Value& value(int s) const { return values[s * Threads]; }
+
+  // Adds `term` to column c, placing a new column among the others in
+  // order; false where all Slots slots are taken by other columns (a row of
+  // more terms than its bin's: the structure changed behind the plan).
+  __device__ __forceinline__ bool add(int c, Value term = {}) {
+    int s = count;
+    while (s > 0 && col(s - 1) > c) --s;
+    if (s > 0 && col(s - 1) == c) {
+      if constexpr (kSums) value(s - 1) += term;
+      return true;
+    }
+    if (count == Slots) return false;
+    for (int q = count; q > s; --q) {
+      cols[q * Threads] = col(q - 1);
+      if constexpr (kSums) value(q) = value(q - 1);
+    }
+    cols[s * Threads] = c;
+    if constexpr (kSums) value(s) = Value(0) + term;
+    ++count;
+    return true;
+  }
+};
+
+}  // namespace spgemm::cuda

@@ -3,7 +3,9 @@
 // A row of C is put in a bin by its size: in the symbolic phase the number of
 // terms (products, plus D's entries: an upper bound of its nnz), in the
 // numeric phase its exact nnz. In the numeric phase, rows of at most
-// kSortBinTerms terms go to a sort bin (their terms fit a warp's registers).
+// kSortBinTerms terms go to a sort bin (their terms fit a warp's registers;
+// the first may give each row a thread, kThreadRowTerms, as does the
+// symbolic phase's thread bin for C of many rows).
 // Other rows that fit a shared-memory hash table go to the first hash bin
 // whose max_size holds them; longer rows go to the dense-window bin.
 // Everything that depends on the device (which bins fit its shared memory,
@@ -171,9 +173,11 @@ inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerm
 // (12 B each in fp64) to 24 KB. Only for C of at least kThreadRowsMinPerSM
 // rows per SM: a thread walks its row's terms one after another, a chain of
 // dependent loads several times a warp's, which only many rows in flight
-// hide (H200 fp64, numeric phase: G3_circuit 0.844 -> 0.566 ms,
-// poisson2d:700 0.256 -> 0.163; but wing, 62,032 rows, 37 -> 54 us, and
-// cryg2500 10 -> 24; docs/performance.md, thirty-eighth session).
+// hide. H200 fp64 (docs/performance.md, thirty-eighth session), symbolic /
+// numeric phase, ms: G3_circuit 0.563 / 0.854 -> 0.247 / 0.582,
+// poisson2d:700 0.189 / 0.259 -> 0.095 / 0.165; but with the bin for every
+// C, rgg_n_2_15_s0 (248 rows per SM) 0.074 / 0.122 -> 0.136 / 0.170, wing
+// (470) numeric 0.036 -> 0.052, cryg2500 (19) numeric 0.010 -> 0.023.
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
@@ -533,8 +537,8 @@ struct BinThresholds {
   // the first gets only a row longer than the bin before it, or one moved
   // by block_terms or heavy_terms; the dense bin only a row longer than the
   // last hash bin. Rows of few terms that the sort bins take are not told
-  // apart: true for the sort bins and the first hash bin, false only where
-  // no row can come (tests/host/test_bins.cpp checks both against bin_for,
+  // apart: true for the sort bins there are and the first hash bin, false
+  // only where no row can come (tests/host/test_bins.cpp checks both against bin_for,
   // row by row).
   bool may_hold(int bin, int most_terms) const {
     if (bin > hash_bins) return bin <= hash_bins + sort_bins;

@@ -538,8 +538,8 @@ struct BinThresholds {
   // by block_terms or heavy_terms; the dense bin only a row longer than the
   // last hash bin. Rows of few terms that the sort bins take are not told
   // apart: true for the sort bins there are and the first hash bin, false
-  // only where no row can come (tests/host/test_bins.cpp checks both against bin_for,
-  // row by row).
+  // only where no row can come (tests/host/test_bins.cpp checks both
+  // against bin_for, row by row).
   bool may_hold(int bin, int most_terms) const {
     if (bin > hash_bins) return bin <= hash_bins + sort_bins;
     if (most_terms == INT_MAX) return true;

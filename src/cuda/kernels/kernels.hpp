@@ -81,8 +81,8 @@ struct LaunchStreams {
 // Whether a binned schedule launches bin `bin`: one with rows, where the
 // host knows the counts; else one that can hold the rows (BinThresholds::may_hold).
 inline bool launches_bin(const BinLayout& layout, const Schedule& s, int bin) {
-  return s.host_counts ? s.host_counts->count[bin] > 0
-                       : (s.thresholds ? *s.thresholds : layout.thresholds).may_hold(bin, s.most_terms);
+  if (s.host_counts) return s.host_counts->count[bin] > 0;
+  return (s.thresholds ? *s.thresholds : layout.thresholds).may_hold(bin, s.most_terms);
 }
 
 // The last bin of the one launch of the warp bins (Schedule::one_warp_launch)

@@ -214,14 +214,18 @@ struct NumericArgs {
   __device__ __forceinline__ bool b_rows_sorted() const { return b_disorder && *b_disorder == 0; }
   __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
-  // The term of product a_ik * b_kj (positions a and b), also in two steps
-  // (the same bits): alpha * a_ik, then that times b_kj; and of D's entry d.
+  // The term of product a_ik * b_kj (positions a and b, or the values),
+  // also in two steps (the same bits): alpha * a_ik, then that times b_kj;
+  // and of D's entry d.
   __device__ __forceinline__ Value scaled_a(Offset a) const { return mul_rn(alpha, a_values[a]); }
   __device__ __forceinline__ Value product_of(Value scaled, Offset b) const {
     return mul_rn(scaled, b_values[b]);
   }
   __device__ __forceinline__ Value product(Offset a, Offset b) const {
     return product_of(scaled_a(a), b);
+  }
+  __device__ __forceinline__ Value term(Value a_ik, Value b_kj) const {
+    return mul_rn(mul_rn(alpha, a_ik), b_kj);
   }
   __device__ __forceinline__ Value addend(Offset d) const { return mul_rn(beta, d_values[d]); }
 };

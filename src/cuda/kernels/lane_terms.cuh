@@ -67,20 +67,64 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 
 // One thread's walk over the terms of `row` in their order (the same
 // numbering), for the rows of a thread each (configs/bins.hpp's
-// kThreadRowTerms): product(col, a, b) for every product a_ik * b_kj and
-// addend(col, d) for D's entries; either returns false to stop the walk,
-// and then so does this.
-template <bool Addend, class Offset, class Col, class Product, class AddendTerm>
+// kThreadRowTerms): term(col, a_value(a), b_value(b)) for every product
+// a_ik * b_kj (a, b: their positions) and addend(col, d) for D's entries;
+// either returns false to stop the walk, and then so does this. Each load
+// is issued a step before its use: the next entry of A's row of B and
+// value with the current entry's terms, the entry after it's row index
+// too, the next term's column and value with the current term's add. A
+// thread's row is a chain of dependent loads (A's column, B's offsets, B's
+// columns), which nothing else in flight on the thread hides.
+template <bool Addend, class Offset, class Col, class AValue, class BValue, class Term,
+          class AddendTerm>
 __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
                                               const Pattern<Offset, Col>& B,
                                               const Pattern<Offset, Col>& D, int row,
-                                              Product&& product, AddendTerm&& addend) {
+                                              AValue&& a_value, BValue&& b_value, Term&& term,
+                                              AddendTerm&& addend) {
+  Offset a = A.begin(row);
   const Offset a_end = A.end(row);
-  for (Offset a = A.begin(row); a < a_end; ++a) {
+  if (a < a_end) {
     const int k = A.col(a);
-    const Offset b_end = B.end(k);
-    for (Offset b = B.begin(k); b < b_end; ++b)
-      if (!product(B.col(b), a, b)) return false;
+    int k_next = a + 1 < a_end ? A.col(a + 1) : 0;
+    auto a_ik = a_value(a);
+    Offset b = B.begin(k), b_end = B.end(k);
+    for (;;) {  // entry a: its row of B is [b, b_end)
+      const bool more = a + 1 < a_end;
+      Offset next_b = 0, next_end = 0;
+      int k_after = 0;
+      decltype(a_ik) next_a_ik{};
+      if (more) {
+        next_b = B.begin(k_next);
+        next_end = B.end(k_next);
+        next_a_ik = a_value(a + 1);
+        if (a + 2 < a_end) k_after = A.col(a + 2);
+      }
+      if (b < b_end) {
+        int c = B.col(b);
+        auto b_kj = b_value(b);
+        for (;;) {
+          const Offset n = b + 1;
+          int c_next = 0;
+          decltype(b_kj) next_b_kj{};
+          if (n < b_end) {
+            c_next = B.col(n);
+            next_b_kj = b_value(n);
+          }
+          if (!term(c, a_ik, b_kj)) return false;
+          if (n >= b_end) break;
+          b = n;
+          c = c_next;
+          b_kj = next_b_kj;
+        }
+      }
+      if (!more) break;
+      ++a;
+      k_next = k_after;
+      a_ik = next_a_ik;
+      b = next_b;
+      b_end = next_end;
+    }
   }
   if constexpr (Addend) {
     const Offset d_end = D.end(row);

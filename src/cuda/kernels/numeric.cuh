@@ -402,8 +402,9 @@ __global__ void __launch_bounds__(thread_row_block_threads(Slots))
       out = args.c_begin(row);
       len = static_cast<int>(args.c_end(row) - out);
       for_row_terms<Addend>(
-          args.A, args.B, args.D, row,
-          [&](int col, Offset a, Offset b) { return acc.add(col, args.product(a, b)); },
+          args.A, args.B, args.D, row, [&](Offset a) { return args.a_values[a]; },
+          [&](Offset b) { return args.b_values[b]; },
+          [&](int col, Value a_ik, Value b_kj) { return acc.add(col, args.term(a_ik, b_kj)); },
           [&](int col, Offset d) { return acc.add(col, args.addend(d)); });
     }
     // the warp's rows one after the other, a column a lane (at most len of

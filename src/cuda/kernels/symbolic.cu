@@ -379,8 +379,9 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
     // (a row of more columns than slots: the structure changed behind the
     // plan; its count stops at the slots, and the numeric phase writes no
     // more than that)
+    auto no_value = [](Offset) { return 0; };
     for_row_terms<Addend>(
-        A, B, D, row, [&](int col, Offset, Offset) { return acc.add(col); },
+        A, B, D, row, no_value, no_value, [&](int col, int, int) { return acc.add(col); },
         [&](int col, Offset) { return acc.add(col); });
     row_nnz[row] = static_cast<Offset>(acc.count);
   }

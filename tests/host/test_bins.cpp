@@ -70,13 +70,7 @@ TEST_CASE("may_hold agrees with bin_for on small thresholds", "[bins]") {
     for (const bool heavy : {false, true})
       for (const bool sort : {false, true}) {
         INFO("block " << block << ", heavy " << heavy << ", sort " << sort);
-        BinThresholds t = small_thresholds(block, heavy, sort);
-        check_against_rule(t, 100);
-        if (sort) {
-          t.narrow_size = 2;
-          INFO("narrow bin");
-          check_against_rule(t, 100);
-        }
+        check_against_rule(small_thresholds(block, heavy, sort), 100);
       }
 }
 
@@ -111,13 +105,6 @@ TEST_CASE("bin_for puts rows where the tables say", "[bins]") {
   CHECK(t.bin_for(7, 60) == t.hash_bins - 1);  // heavy: the last hash bin
   CHECK(t.bin_for(65, 65) == t.hash_bins);     // beyond every table: the dense bin
   CHECK(t.sort_bin(7) == -1);
-  BinThresholds narrow = t;
-  narrow.narrow_size = 2;
-  CHECK(narrow.bins() == t.bins() + 1);
-  CHECK(narrow.bin_for(2, 3) == narrow.narrow_bin());  // few nnz in the first sort bin
-  CHECK(narrow.bin_for(3, 3) == t.hash_bins + 1);      // more: the first sort bin
-  CHECK(narrow.bin_for(2, 5) == t.hash_bins + 2);      // the second sort bin keeps its rows
-  CHECK(narrow.bin_for(2, 25) == 3);                   // and the hash bins theirs
 }
 
 TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and products", "[bins]") {
@@ -141,25 +128,6 @@ TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and produc
   CHECK(terms(few_rows, -1) == kBlockRowTerms);  // products not known on the host
   CHECK(terms(kBlockRowsPerSM * 100, -1) == kBlockRowTerms);
   CHECK(terms(kBlockRowsPerSM * 100 + 1, few_products) == -1);  // no move: many rows
-}
-
-TEST_CASE("numeric_thresholds keeps the narrow thread bin for C of many rows only", "[bins]") {
-  using namespace spgemm::cuda;
-  BinLayout layout;
-  layout.thresholds = small_thresholds(true, true, true);
-  layout.thresholds.narrow_size = 2;
-  spgemm::DeviceLimits limits;
-  limits.sm_count = 100;
-  limits.max_threads_per_sm = 2048;
-  const int many = kThreadRowsMinPerSM * 100;
-  const BinThresholds with = numeric_thresholds(layout, many, -1, limits);
-  CHECK(with.bin_for(2, 3) == with.narrow_bin());
-  CHECK(layout.thread_slots(with.narrow_bin()) == 2);
-  CHECK(layout.sort_terms(with.narrow_bin()) == 3);  // the first sort bin's (its K without threads)
-  const BinThresholds without = numeric_thresholds(layout, many - 1, -1, limits);
-  CHECK(without.bin_for(2, 3) == without.hash_bins + 1);
-  CHECK(without.bins() == with.bins() - 1);
-  check_against_rule(without, 70);
 }
 
 TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[bins]") {

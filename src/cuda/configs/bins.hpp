@@ -181,18 +181,6 @@ inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerm
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
-// ... and in the numeric phase, a row there of at most
-// kThreadRowNarrowSlots nnz goes to the narrow thread bin (the last bin),
-// whose threads have that many slots, in blocks of the same bytes
-// (thread_row_block_threads): the slots bound the blocks an SM holds (32 of
-// them: 24 KB per 64 threads, 27% of its warps), half the slots hold twice
-// the rows. A prototype (H200 fp64) took G3_circuit's rows of at most 16 nnz,
-// 85% of them, in 318 us with 16 slots against 462 us for all its rows
-// with 32.
-inline constexpr int kThreadRowNarrowSlots = 16;
-constexpr int thread_row_block_threads(int slots) {
-  return kThreadRowBlockThreads * (kThreadRowTerms / slots);
-}
 // ... and in the numeric phase only where C's products are at least this
 // many times its nnz: a row whose terms rarely share columns puts nearly
 // every term in a new slot, moving the slots above it, and comes from
@@ -202,7 +190,7 @@ constexpr int thread_row_block_threads(int slots) {
 inline constexpr double kThreadRowMinCompression = 1.5;
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
-inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount + 1;  // + the narrow thread bin
+inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
 // In the numeric phase a row's table is sized by its nnz, but its work is
 // its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
@@ -508,22 +496,18 @@ inline constexpr double kOutputChunkShare = 1.0 / 8;
 inline constexpr int kKeptOutputChunks = 64;
 
 // Sizes at which rows change bins, passed to the binning kernels by value.
-// Bins are numbered hash bins first, then the dense bin, then the sort bins,
-// then the narrow thread bin if there is one.
+// Bins are numbered hash bins first, then the dense bin, then the sort bins.
 struct BinThresholds {
   int hash_bins = 0;              // bins [0, hash_bins) are hash bins
   int max_size[kHashBinCount]{};  // bin hash_bins is dense
   int sort_bins = 0;              // bins hash_bins + 1 + s: at most sort_terms[s] terms
   int sort_terms[kSortBinCount]{};
-  int narrow_size = 0;        // rows of the first sort bin of at most this size go to the
-                              // narrow thread bin (kThreadRowNarrowSlots; 0: none)
   int block_bin = -1;        // rows of a warp bin (below it) with at least
   int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
   int heavy_terms = INT_MAX;  // rows of a hash bin with at least this many terms go to the
                               // last hash bin (kHeavyRowTerms)
 
-  __host__ __device__ int narrow_bin() const { return hash_bins + 1 + sort_bins; }
-  __host__ __device__ int bins() const { return narrow_bin() + (narrow_size > 0 ? 1 : 0); }
+  __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
 
   // The first sort bin for rows of `terms` terms; -1 if none takes them.
   __host__ __device__ int sort_bin(int terms) const {
@@ -534,13 +518,12 @@ struct BinThresholds {
 
   // THE rule (binning.cu's bin_of applies it to every row on the device):
   // the bin of a row of `size` > 0 (at most its `terms`). A sort bin by its
-  // terms (the first's rows of at most narrow_size: the narrow bin); else
-  // the first hash bin that holds its size, unless its terms send it to the
-  // last hash bin (heavy_terms) or from a warp bin to the block bin
-  // (block_terms); else the dense bin.
+  // terms; else the first hash bin that holds its size, unless its terms
+  // send it to the last hash bin (heavy_terms) or from a warp bin to the
+  // block bin (block_terms); else the dense bin.
   __host__ __device__ int bin_for(int size, int terms) const {
     const int sort = sort_bin(terms);
-    if (sort >= 0) return sort == hash_bins + 1 && size <= narrow_size ? narrow_bin() : sort;
+    if (sort >= 0) return sort;
     for (int b = 0; b < hash_bins; ++b)
       if (size <= max_size[b]) {
         if (terms >= heavy_terms) return hash_bins - 1;
@@ -558,7 +541,7 @@ struct BinThresholds {
   // only where no row can come (tests/host/test_bins.cpp checks both
   // against bin_for, row by row).
   bool may_hold(int bin, int most_terms) const {
-    if (bin > hash_bins) return bin < bins();
+    if (bin > hash_bins) return bin <= hash_bins + sort_bins;
     if (most_terms == INT_MAX) return true;
     if (bin == hash_bins) return most_terms > max_size[hash_bins - 1];
     return bin == 0 || most_terms > max_size[bin - 1] ||
@@ -590,36 +573,22 @@ struct BinLayout {
   BinThresholds thresholds;  // with the sort bins' terms
   int dense_bin() const { return static_cast<int>(hash.size()); }
   int bins() const { return thresholds.bins(); }
-  // The most terms of the rows of sort bin `bin` (> dense_bin(); the narrow
-  // bin's are some of the first's).
-  int sort_terms(int bin) const {
-    return thresholds.sort_terms[bin == thresholds.narrow_bin() ? 0 : bin - dense_bin() - 1];
+  // Whether sort bin `bin` (> dense_bin()) takes a thread per row
+  // (kThreadRowTerms) rather than a warp's registers.
+  bool thread_bin(int bin) const {
+    return thresholds.sort_terms[bin - dense_bin() - 1] <= kThreadRowTerms;
   }
-  // Whether sort bin `bin` takes a thread per row (kThreadRowTerms) rather
-  // than a warp's registers, and if so with how many slots a thread.
-  bool thread_bin(int bin) const { return sort_terms(bin) <= kThreadRowTerms; }
-  int thread_slots(int bin) const {
-    return bin == thresholds.narrow_bin() ? thresholds.narrow_size : kThreadRowTerms;
-  }
-  // K, the terms per lane, of sort bin `bin`.
-  int sort_registers(int bin) const { return sort_terms(bin) / 32; }
+  // K, the terms per lane, of sort bin `bin` (> dense_bin()).
+  int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
 };
 
-// Whether C of `rows` rows takes the thread bin (kThreadRowsMinPerSM).
-inline bool thread_rows(int rows, const DeviceLimits& limits) {
-  return rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits.sm_count;
-}
-
 // The thresholds of the numeric binning of a C with `rows` rows and
-// `products` products (-1: not known on the host): without the narrow
-// thread bin where C has too few rows for the thread bin (thread_rows);
-// without the move to a block bin for C of many rows (kBlockRowsPerSM), with
-// it from fewer terms for C of few rows and products
-// (kFewProductsRowsPerWarp, kFewProductsPerSM).
+// `products` products (-1: not known on the host): without the move to a
+// block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
+// for C of few rows and products (kFewProductsRowsPerWarp, kFewProductsPerSM).
 inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long long products,
                                         const DeviceLimits& limits) {
   BinThresholds t = layout.thresholds;
-  if (!thread_rows(rows, limits)) t.narrow_size = 0;
   const long long sms = limits.sm_count;
   const long long warps = sms * (limits.max_threads_per_sm / 32);
   if (rows > kBlockRowsPerSM * sms)
@@ -628,6 +597,11 @@ inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long 
            products <= kFewProductsPerSM * sms)
     t.block_terms = kFewProductsBlockTerms;
   return t;
+}
+
+// Whether C of `rows` rows takes the thread bin (kThreadRowsMinPerSM).
+inline bool thread_rows(int rows, const DeviceLimits& limits) {
+  return rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits.sm_count;
 }
 
 // The thresholds of the symbolic binning of a C with `rows` rows: without

@@ -39,7 +39,6 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     for (const int terms : kSortBinTerms)
       layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = terms;
     layout.thresholds.heavy_terms = kHeavyRowTerms;
-    layout.thresholds.narrow_size = kThreadRowNarrowSlots;
   } else {  // the thread bin (symbolic_thresholds leaves it out for few rows)
     layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = kThreadRowTerms;
   }

@@ -40,15 +40,6 @@ void with_sort_registers(int k, F&& f) {
   else f(std::integral_constant<int, 2>{});
 }
 
-// Calls f(std::integral_constant<int, Slots>{}) for the slots a thread of
-// a thread bin has (BinLayout::thread_slots): kThreadRowTerms, or the narrow
-// bin's kThreadRowNarrowSlots.
-template <class F>
-void with_thread_slots(int slots, F&& f) {
-  if (slots == kThreadRowNarrowSlots) f(std::integral_constant<int, kThreadRowNarrowSlots>{});
-  else f(std::integral_constant<int, kThreadRowTerms>{});
-}
-
 // Which kernels run on which rows of C: the bins of binned_rows (bin counts
 // on the device, and on the host too where host_counts is set: then empty
 // bins are skipped and grids are exact; otherwise every bin is launched with

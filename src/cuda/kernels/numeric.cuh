@@ -374,17 +374,16 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   }
 }
 
-// A thread per row of at most kThreadRowTerms terms and Slots nnz
-// (configs/bins.hpp's thread bins): the row's columns in order and their
-// sums in the thread's slots (accumulators/thread_row.cuh), then each of the
-// warp's rows written by the whole warp, a column a lane. Later numeric
-// phases do the same (finding the row's columns in C and writing only the
-// values took G3_circuit 1.06 ms against 0.58), so the bits are the same in
-// all.
-template <int Slots, bool Addend, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(thread_row_block_threads(Slots))
+// A thread per row of at most kThreadRowTerms terms (configs/bins.hpp's
+// thread bin): the row's columns in order and their sums in the thread's
+// slots (accumulators/thread_row.cuh), then each of the warp's rows written
+// by the whole warp, a column a lane. Later numeric phases do the same
+// (finding the row's columns in C and writing only the values took
+// G3_circuit 1.06 ms against 0.58), so the bits are the same in all.
+template <bool Addend, class Value, class Offset, class Col>
+__global__ void __launch_bounds__(kThreadRowBlockThreads)
     thread_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set) {
-  constexpr int kThreads = thread_row_block_threads(Slots), kSlots = Slots;
+  constexpr int kThreads = kThreadRowBlockThreads, kSlots = kThreadRowTerms;
   __shared__ int col_slots[kSlots * kThreads];
   // raw: Value may have a constructor
   __shared__ __align__(16) unsigned char value_bytes[kSlots * kThreads * sizeof(Value)];
@@ -458,13 +457,11 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       return;
     }
     if (bin > layout.dense_bin() && layout.thread_bin(bin) && s.thread_rows) {
-      with_thread_slots(layout.thread_slots(bin), [&](auto slots) {
-        auto kernel = thread_numeric_kernel<slots, Addend, Value, Offset, Col>;
-        constexpr int threads = thread_row_block_threads(slots);
-        const int grid = grid_for(rows_in_set, threads, resident_blocks(kernel, threads, 0, limits));
-        kernel<<<grid, threads, 0, stream>>>(args, set);
-        SPGEMM_CUDA_CHECK_LAUNCH();
-      });
+      auto kernel = thread_numeric_kernel<Addend, Value, Offset, Col>;
+      const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
+                                resident_blocks(kernel, kThreadRowBlockThreads, 0, limits));
+      kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(args, set);
+      SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }
     if (bin > layout.dense_bin()) {

@@ -320,11 +320,10 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
     // fits the table (accumulators/direct_row.cuh) if D's columns count in it
     cases.emplace_back("banded:70000:6 + D of a wider band", band, band,
                        generate("banded:70000:20"));
-    // 270,400 rows of 25 products, 13 columns, 30% of them with 7 of D's
-    // entries: a thread each in both phases on devices of up to 264 SMs
-    // (configs/bins.hpp's thread bin: D's terms come after the products in
-    // a thread's slots), in the numeric phase with 16 slots (the narrow bin)
-    // for the rows without D, 32 for those with it (up to 20 columns)
+    // 270,400 rows of 25 products in 13 columns, 30% of them with 7 of D's
+    // entries (32 terms, up to 20 columns): a thread each in both phases on
+    // devices of up to 264 SMs (configs/bins.hpp's thread bin: D's terms
+    // come after the products in a thread's slots)
     const auto grid = generate("poisson2d:520");
     cases.emplace_back("poisson2d:520 + D, a thread a row", grid, grid,
                        with_empty_rows(uniform_random(grid.rows, grid.cols, 7, 49), 0.7, 50));

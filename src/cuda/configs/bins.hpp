@@ -178,6 +178,12 @@ inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerm
 // poisson2d:700 0.189 / 0.259 -> 0.095 / 0.165; but with the bin for every
 // C, rgg_n_2_15_s0 (248 rows per SM) 0.074 / 0.122 -> 0.136 / 0.170, wing
 // (470) numeric 0.036 -> 0.052, cryg2500 (19) numeric 0.010 -> 0.023.
+// The slots bound the numeric blocks an SM holds (27% of its warps), yet
+// twice the warps did not pay: rows of at most 16 nnz in a bin of their
+// own, 16 slots a thread in blocks of 128 (53% of the warps), took
+// G3_circuit's numeric phase 0.554 -> 0.622 ms (H200) and 0.573 -> 0.642
+// (H100), poisson2d:700's 0.166 -> 0.176 (H100; docs/performance.md,
+// thirty-ninth session).
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;

@@ -187,6 +187,19 @@ inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerm
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
+// The thread kernels' loads are gathers, a row of B for each thread, whose
+// lines the SM's L1 keeps only if shared memory leaves it room: with all
+// the shared memory their blocks can use, G3_circuit's numeric thread
+// kernel hit L1 for 18% of its sectors (81% with 44% of it, at half the
+// warps, which lost). They ask for this share of the SM's unified L1 /
+// shared memory as shared memory (kernel_facts' carveout), found by
+// sweeping the shares the SM's configurations give (H200 fp64, symbolic /
+// numeric phase against all of it, ms: G3_circuit 0.245 -> 0.230 / 0.541
+// -> 0.529, poisson2d:520 0.075 -> 0.068 / 0.092 -> 0.087,
+// uniform:1000000:4 symbolic 0.354 -> 0.294; docs/performance.md,
+// thirty-ninth session).
+inline constexpr int kThreadSymbolicCarveout = 58;
+inline constexpr int kThreadNumericCarveout = 72;
 // ... and in the numeric phase only where C's products are at least this
 // many times its nnz: a row whose terms rarely share columns puts nearly
 // every term in a new slot, moving the slots above it, and comes from

@@ -45,7 +45,8 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
   return layout;
 }
 
-KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits) {
+KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits,
+                         int carveout) {
   using Key = std::tuple<const void*, int, size_t, int>;
   static std::mutex mutex;
   static std::map<Key, KernelFacts> known;
@@ -64,6 +65,9 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   if (attributes.maxDynamicSharedSizeBytes < dynamic_max)
     SPGEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            dynamic_max));
+  if (carveout >= 0)
+    SPGEMM_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
   if (threads > 0)
     SPGEMM_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&facts.blocks_per_sm, kernel, threads, smem));

@@ -16,19 +16,24 @@ namespace spgemm::cuda {
 // per (kernel, threads, smem, device) and kept (configs.cu): the queries cost
 // microseconds of host time at every launch, which is what small products
 // are made of. Kernels are opted in to all the shared memory the device
-// allows a block beyond 48 KB on the way.
+// allows a block beyond 48 KB on the way, and where `carveout` is given
+// (0-100), asked to run with that share of the SM's unified L1 / shared
+// memory as shared memory (the rest is L1; a hint the driver rounds to a
+// configuration the SM has).
 struct KernelFacts {
   size_t static_smem = 0;
   int blocks_per_sm = 0;
 };
-KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits);
+KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits,
+                         int carveout = -1);
 
 // Blocks of `kernel` that are resident on the whole device at once: the grid
 // of a persistent kernel that loops over a bin's rows.
 template <class Kernel>
-int resident_blocks(Kernel kernel, int threads, size_t smem, const DeviceLimits& limits) {
+int resident_blocks(Kernel kernel, int threads, size_t smem, const DeviceLimits& limits,
+                    int carveout = -1) {
   const KernelFacts facts =
-      kernel_facts(reinterpret_cast<const void*>(kernel), threads, smem, limits);
+      kernel_facts(reinterpret_cast<const void*>(kernel), threads, smem, limits, carveout);
   return std::max(1, facts.blocks_per_sm) * limits.sm_count;
 }
 

@@ -458,8 +458,9 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
     }
     if (bin > layout.dense_bin() && layout.thread_bin(bin) && s.thread_rows) {
       auto kernel = thread_numeric_kernel<Addend, Value, Offset, Col>;
-      const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
-                                resident_blocks(kernel, kThreadRowBlockThreads, 0, limits));
+      const int grid = grid_for(
+          rows_in_set, kThreadRowBlockThreads,
+          resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadNumericCarveout));
       kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(args, set);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;

@@ -449,8 +449,9 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
                                                        cudaStream_t stream) {
     if (bin > layout.dense_bin()) {  // the thread bin
       auto kernel = thread_symbolic_kernel<Addend, Offset, Col>;
-      const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
-                                resident_blocks(kernel, kThreadRowBlockThreads, 0, limits));
+      const int grid = grid_for(
+          rows_in_set, kThreadRowBlockThreads,
+          resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadSymbolicCarveout));
       kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(A, B, D, set, row_nnz);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;

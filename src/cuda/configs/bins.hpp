@@ -195,7 +195,7 @@ inline constexpr int kThreadRowsMinPerSM = 1024;
 // shared memory as shared memory (kernel_facts' carveout), found by
 // sweeping the shares the SM's configurations give (H200 fp64, symbolic /
 // numeric phase against all of it, ms: G3_circuit 0.245 -> 0.230 / 0.541
-// -> 0.529, poisson2d:520 0.075 -> 0.068 / 0.092 -> 0.087,
+// -> 0.529, poisson2d:520 0.075 -> 0.067 / 0.092 -> 0.087,
 // uniform:1000000:4 symbolic 0.354 -> 0.294; docs/performance.md,
 // thirty-ninth session).
 inline constexpr int kThreadSymbolicCarveout = 58;

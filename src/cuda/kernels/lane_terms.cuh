@@ -70,9 +70,10 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 // kThreadRowTerms): term(col, a_value(a), b_value(b)) for every product
 // a_ik * b_kj (a, b: their positions) and addend(col, d) for D's entries;
 // either returns false to stop the walk, and then so does this. Each load
-// is issued a step before its use: the next entry of A's row of B and
-// value with the current entry's terms, the entry after it's row index
-// too, the next term's column and value with the current term's add. A
+// is issued a step before its use: the next entry's row of B and value,
+// and the row index of the entry after it, while the current entry's terms
+// are added; the next term's column and value before the current term's
+// add. The order of the terms is unchanged. A
 // thread's row is a chain of dependent loads (A's column, B's offsets, B's
 // columns), which nothing else in flight on the thread hides.
 template <bool Addend, class Offset, class Col, class AValue, class BValue, class Term,

@@ -73,9 +73,9 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 // is issued a step before its use: the next entry's row of B and value,
 // and the row index of the entry after it, while the current entry's terms
 // are added; the next term's column and value before the current term's
-// add. The order of the terms is unchanged. A
-// thread's row is a chain of dependent loads (A's column, B's offsets, B's
-// columns), which nothing else in flight on the thread hides.
+// add. The order of the terms is unchanged. A thread's row is a chain of
+// dependent loads (A's column, B's offsets, B's columns), which nothing
+// else in flight on the thread hides.
 template <bool Addend, class Offset, class Col, class AValue, class BValue, class Term,
           class AddendTerm>
 __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,

@@ -39,54 +39,38 @@ namespace {
 // a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
 // shared-memory atomics in whatever order they come.
 
-// The columns of a split row before its turn's slice (0 for its first
-// slice; otherwise published by the previous turn's block), and publishes
-// them with `count` of the slice's own (kernels.hpp's SplitRows).
-// Block-collective.
-__device__ __forceinline__ int columns_before_slice(const SplitRows& split, int turn, int slice,
-                                                    int count) {
-  __shared__ int before;
-  if (threadIdx.x == 0) {
-    unsigned long long prior = 0;
-    if (slice > 0) {
-      const volatile unsigned long long* word = split.published + turn - 1;
-      while ((prior = *word) >> 32 != split.epoch) __nanosleep(100);
-      prior &= 0xffffffffu;
-    }
-    atomicExch(split.published + turn,
-               static_cast<unsigned long long>(split.epoch) << 32 | (prior + count));
-    before = static_cast<int>(prior);
-  }
-  __syncthreads();
-  return before;
-}
-
 // Columns [c0, c1) of a row of direct slots over [lo, hi] (direct_range),
 // slice `slice` of `slices` (each a multiple of 32 columns wide, the last
-// narrower; none past hi), written behind the row's columns before c0
-// (columns_before_slice). The slice numbers its own terms (ColumnWindow),
-// so a column's terms are combined and added as in a row of its slice's
-// terms alone. Block-collective; the table must be cleared.
+// narrower; empty past hi), written behind the row's columns before c0,
+// which a pass over the row's terms marks in the table's keys behind the
+// slice's own bits and counts. The slice numbers its own terms
+// (ColumnWindow), so a column's terms are combined and added as in a row of
+// its slice's terms alone. Block-collective; the table must be cleared.
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
-__device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, int row, int turn,
-                                 int slice, int slices, const SplitRows& split, int lo, int hi,
-                                 int* keys, Value* values, int rank, int threads, int lanes,
+__device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, int row, int slice,
+                                 int slices, int lo, int hi, int* keys, Value* values, int table,
+                                 int rank, int threads, int lanes,
                                  const ChunkScratch<Offset>& scratch, long long* partial,
                                  Offset out, int len) {
   const int width = hi - lo + 1;
   const int per = (width + 32 * slices - 1) / (32 * slices) * 32;
   const long long c0 = lo + static_cast<long long>(slice) * per;
-  if (c0 > hi) return;  // (nor has any later slice a column)
+  if (c0 > hi) return;
   const int c1 = static_cast<int>(min(hi + 1LL, c0 + per));
   const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, static_cast<int>(c0),
                              c1 - static_cast<int>(c0)};
+  // the columns before the slice: bits of the keys behind the slice's
+  const DirectRow<Value> before{reinterpret_cast<uint32_t*>(keys) + table / 32, nullptr, lo,
+                                static_cast<int>(c0) - lo};
+  if (c0 > lo)
+    for_each_column_in_block<Addend>(args.A, args.B, args.D, row,
+                                     [&](int col) { before.claim(col); });
   accumulate_row<Addend, Ordered, true, false>(args, row, rank, threads, lanes, scratch,
                                                [&](int col) { return acc.claim(col); }, values,
                                                ColumnWindow{c0, c1});
   __syncthreads();
-  const int before = columns_before_slice(
-      split, turn, slice, static_cast<int>(used_slots(acc, rank, threads, partial)));
-  write_direct_row(acc, acc.slots, rank, threads, args, out + before, len - before, partial);
+  const int prefix = static_cast<int>(used_slots(before, rank, threads, partial));
+  write_direct_row(acc, acc.slots, rank, threads, args, out + prefix, len - prefix, partial);
 }
 
 // One group per row: accumulate in a shared hash map, put it in column
@@ -96,15 +80,15 @@ __device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, in
 // (accumulators/direct_row.cuh). reuse: C's column indices may hold
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
-// Split (blocks only, configs/bins.hpp's row_slices): each row takes
-// `slices` turns; where it takes direct slots, each turn's block computes
-// one slice of its columns' range (split_direct_row), in every numeric
-// phase (never from C's known columns: the same bits in all); other rows
-// the first of their turns alone.
+// Split (blocks only, configs/bins.hpp's row_slices): each row is taken by
+// `slices` blocks; where it takes direct slots, each block computes one
+// slice of its columns' range (split_direct_row), in every numeric phase
+// (never from C's known columns: the same bits in all); other rows by the
+// first of their blocks alone.
 template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
-                        int lanes, bool reuse, int slices, SplitRows split) {
+                        int lanes, bool reuse, int slices) {
   static_assert(!Split || G == Group::block, "only a block's rows are split");
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
@@ -164,9 +148,8 @@ __global__ void __launch_bounds__(max_block_threads(G))
       direct_range<Addend>(args, row, rank, threads, table, partial, lo, hi);
       if (hi >= lo) {
         clear();
-        split_direct_row<Addend, Ordered>(args, row, i, i % pieces, pieces, split, lo, hi, keys,
-                                          values, rank, threads, lanes, scratch, partial, out,
-                                          len);
+        split_direct_row<Addend, Ordered>(args, row, i % pieces, pieces, lo, hi, keys, values,
+                                          table, rank, threads, lanes, scratch, partial, out, len);
         group.sync();  // the table is reused by the next row
         continue;
       }
@@ -492,11 +475,11 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
   }
 }
 
-// Split (blocks only): each row takes `slices` turns.
+// slices > 1 (blocks only): Split, each row taken by that many blocks.
 template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
-                     bool reuse, int slices, const SplitRows& split, cudaStream_t stream) {
+                     bool reuse, int slices, cudaStream_t stream) {
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Split, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
@@ -504,14 +487,14 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
                             resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                          std::min(lanes, group_threads), reuse, slices, split);
+                                          std::min(lanes, group_threads), reuse, slices);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
-                 const Schedule& s, const SplitRows& split, const LaunchStreams& streams) {
+                 const Schedule& s, const LaunchStreams& streams) {
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
     if (bin == layout.dense_bin()) {
@@ -546,19 +529,18 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];
-    // (split turns wait on the turns drawn before them: only where drawn)
-    const bool last_blocks = bin == layout.dense_bin() - 1 && b.spec.group == Group::block;
-    const int slices =
-        last_blocks && split.published && set.draws ? row_slices(rows_in_set, limits) : 1;
+    const int slices = bin == layout.dense_bin() - 1 && b.spec.group == Group::block
+                           ? row_slices(rows_in_set, limits)
+                           : 1;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, 1, split, stream);
+                                                           lanes, reuse, 1, stream);
     else if (slices > 1)
       launch_hash_bin<Group::block, Addend, Ordered, true>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, slices, split, stream);
+                                                           lanes, reuse, slices, stream);
     else
       launch_hash_bin<Group::block, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                            lanes, reuse, 1, split, stream);
+                                                            lanes, reuse, 1, stream);
   });
 }
 
@@ -567,12 +549,10 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, const SplitRows& split,
-                    const LaunchStreams& streams) {
+                    bool reuse, const Schedule& schedule, const LaunchStreams& streams) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, split,
-                                    streams);
+      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, streams);
     });
   });
 }
@@ -581,6 +561,6 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
-      bool, bool, const Schedule&, const SplitRows&, const LaunchStreams&);
+      bool, bool, const Schedule&, const LaunchStreams&);
 
 }  // namespace spgemm::cuda

@@ -39,40 +39,6 @@ namespace {
 // a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
 // shared-memory atomics in whatever order they come.
 
-// Columns [c0, c1) of a row of direct slots over [lo, hi] (direct_range),
-// slice `slice` of `slices` (each a multiple of 32 columns wide, the last
-// narrower; empty past hi), written behind the row's columns before c0,
-// which a pass over the row's terms marks in the table's keys behind the
-// slice's own bits and counts. The slice numbers its own terms
-// (ColumnWindow), so a column's terms are combined and added as in a row of
-// its slice's terms alone. Block-collective; the table must be cleared.
-template <bool Addend, bool Ordered, class Value, class Offset, class Col>
-__device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, int row, int slice,
-                                 int slices, int lo, int hi, int* keys, Value* values, int table,
-                                 int rank, int threads, int lanes,
-                                 const ChunkScratch<Offset>& scratch, long long* partial,
-                                 Offset out, int len) {
-  const int width = hi - lo + 1;
-  const int per = (width + 32 * slices - 1) / (32 * slices) * 32;
-  const long long c0 = lo + static_cast<long long>(slice) * per;
-  if (c0 > hi) return;
-  const int c1 = static_cast<int>(min(hi + 1LL, c0 + per));
-  const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, static_cast<int>(c0),
-                             c1 - static_cast<int>(c0)};
-  // the columns before the slice: bits of the keys behind the slice's
-  const DirectRow<Value> before{reinterpret_cast<uint32_t*>(keys) + table / 32, nullptr, lo,
-                                static_cast<int>(c0) - lo};
-  if (c0 > lo)
-    for_each_column_in_block<Addend>(args.A, args.B, args.D, row,
-                                     [&](int col) { before.claim(col); });
-  accumulate_row<Addend, Ordered, true, false>(args, row, rank, threads, lanes, scratch,
-                                               [&](int col) { return acc.claim(col); }, values,
-                                               ColumnWindow{c0, c1});
-  __syncthreads();
-  const int prefix = static_cast<int>(used_slots(before, rank, threads, partial));
-  write_direct_row(acc, acc.slots, rank, threads, args, out + prefix, len - prefix, partial);
-}
-
 // One group per row: accumulate in a shared hash map, put it in column
 // order (sorting/), copy out; or, where the row's columns span at most its
 // table (all of B's columns do, or B's rows are sorted and the row's do),
@@ -80,16 +46,10 @@ __device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, in
 // (accumulators/direct_row.cuh). reuse: C's column indices may hold
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
-// Split (blocks only, configs/bins.hpp's row_slices): each row is taken by
-// `slices` blocks; where it takes direct slots, each block computes one
-// slice of its columns' range (split_direct_row), in every numeric phase
-// (never from C's known columns: the same bits in all); other rows by the
-// first of their blocks alone.
-template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
-                        int lanes, bool reuse, int slices) {
-  static_assert(!Split || G == Group::block, "only a block's rows are split");
+                        int lanes, bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -131,30 +91,12 @@ __global__ void __launch_bounds__(max_block_threads(G))
   };
 
   const RowSet::View rows = row_set.view();
-  const int pieces = Split ? slices : 1;  // turns per row
-  RowSet::View turn_list = rows;
-  turn_list.size = rows.size * pieces;
-  const RowTurns<G == Group::block> turns{turn_list,
-                                          static_cast<int>(blockIdx.x) * per_block + slot,
+  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
-    const int row = rows[i / pieces];
+    const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
-    if constexpr (Split) {
-      // (block-uniform) a slice of a row of direct slots, or the first
-      // turn of any other row
-      int lo = 0, hi = -1;
-      direct_range<Addend>(args, row, rank, threads, table, partial, lo, hi);
-      if (hi >= lo) {
-        clear();
-        split_direct_row<Addend, Ordered>(args, row, i % pieces, pieces, lo, hi, keys, values,
-                                          table, rank, threads, lanes, scratch, partial, out, len);
-        group.sync();  // the table is reused by the next row
-        continue;
-      }
-      if (i % pieces != 0) continue;
-    }
     clear();
     bool known = false;
     if (reuse) {
@@ -172,11 +114,17 @@ __global__ void __launch_bounds__(max_block_threads(G))
       // missing terms: the table holds columns that are not the row's
       if (!known) clear();
     }
+    // the row's columns' range: all of B's where they fit the table (no
+    // pass over the row: lp_ship04l, 402 columns), else where B's rows are
+    // sorted the ends of those the row takes
     int lo = 0, hi = -1;
-    if (!known) direct_range<Addend>(args, row, rank, threads, table, partial, lo, hi);
+    if (!known && args.B.num_cols <= table)
+      hi = args.B.num_cols - 1;
+    else if (!known && args.b_rows_sorted())
+      sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (known) {
       write_known_values<G>(args, out, len, rank, threads, map);
-    } else if (hi >= lo) {
+    } else if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
       accumulate(row, [&](int col) { return acc.claim(col); });
       write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
@@ -475,19 +423,18 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
   }
 }
 
-// slices > 1 (blocks only): Split, each row taken by that many blocks.
-template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
-                     bool reuse, int slices, cudaStream_t stream) {
-  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Split, Value, Offset, Col>;
+                     bool reuse, cudaStream_t stream) {
+  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
-  const int grid = grid_for(static_cast<long long>(rows_in_set) * slices, b.rows_per_block,
-                            resident_blocks(kernel, threads, smem, limits));
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                          std::min(lanes, group_threads), reuse, slices);
+                                          std::min(lanes, group_threads), reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -529,18 +476,12 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];
-    const int slices = bin == layout.dense_bin() - 1 && b.spec.group == Group::block
-                           ? row_slices(rows_in_set, limits)
-                           : 1;
     if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, 1, stream);
-    else if (slices > 1)
-      launch_hash_bin<Group::block, Addend, Ordered, true>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, slices, stream);
+      launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                    reuse, stream);
     else
-      launch_hash_bin<Group::block, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                            lanes, reuse, 1, stream);
+      launch_hash_bin<Group::block, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                     reuse, stream);
   });
 }
 

@@ -108,30 +108,20 @@ class AnalysisBuffers {
   int* terms = nullptr;
   int* spans = nullptr;        // nullptr: not allocated
   int* span_firsts = nullptr;  // nullptr: not allocated
-  unsigned long long* published = nullptr;  // `turns` words: kernels.hpp's SplitRows
 
-  // `ranges` arrays of the columns' ranges: 0, 1 (spans) or 2 (and firsts);
-  // `turns`: the device's SMs (configs/bins.hpp's row_slices never gives
-  // the numeric phase more turns of split rows).
-  static size_t bytes(int rows, int ranges, int turns) {
-    return head_bytes(turns) + (3 + ranges) * pitch(rows);
-  }
-  // The summary and the published words, which follow it: zeroed at once.
-  static size_t head_bytes(int turns) {
-    return Arena::round_up(sizeof(Summary)) +
-           Arena::round_up(sizeof(unsigned long long) * static_cast<size_t>(turns));
+  // `ranges` arrays of the columns' ranges: 0, 1 (spans) or 2 (and firsts).
+  static size_t bytes(int rows, int ranges) {
+    return Arena::round_up(sizeof(Summary)) + (3 + ranges) * pitch(rows);
   }
   // Bytes from one array of rows to the next (terms, spans and span_firsts
   // follow each other: take_counts copies them at once).
   static size_t pitch(int rows) { return Arena::round_up(sizeof(int) * rows); }
   // Gives back the previous buffers first (never two at once).
-  void reallocate(Context& ctx, int rows, int ranges, int turns) {
-    block_.reallocate(ctx, bytes(rows, ranges, turns));
+  void reallocate(Context& ctx, int rows, int ranges) {
+    block_.reallocate(ctx, bytes(rows, ranges));
     unsigned char* at = block_.get();
     summary = reinterpret_cast<Summary*>(at);
     at += Arena::round_up(sizeof(Summary));
-    published = reinterpret_cast<unsigned long long*>(at);
-    at += head_bytes(turns) - Arena::round_up(sizeof(Summary));
     spans = span_firsts = nullptr;
     int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans, &span_firsts};
     for (int i = 0; i < 3 + ranges; ++i) {
@@ -202,8 +192,7 @@ class CudaEngine final : public Engine {
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
-    return DeviceBuffer<unsigned char>::workspace_bytes(
-               AnalysisBuffers::bytes(rows, 2, ctx_.limits().sm_count)) +
+    return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows, 2)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
            csr_checks_workspace_bytes();
   }
@@ -239,13 +228,9 @@ class CudaEngine final : public Engine {
     const bool spans = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
                        static_cast<long long>(rows) >
                            static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
-    const int turns = ctx_.limits().sm_count;
-    buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)},
-                        turns);
+    buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
     Summary* summary = buffers_.summary;
-    SPGEMM_CUDA_CHECK(
-        cudaMemsetAsync(summary, 0, AnalysisBuffers::head_bytes(turns), stream));
-    split_epoch_ = 0;
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
     if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
       deferred_.keep(checks, count);
@@ -348,18 +333,10 @@ class CudaEngine final : public Engine {
                                          b_order_examined_ ? &buffers_.summary->b_disorder
                                                            : nullptr};
     const WrittenArrays target{c.row_offsets, c.col_ind};
-    if (++split_epoch_ == 0) {  // (after 2^32 - 1 phases: the words' tags start again)
-      SPGEMM_CUDA_CHECK(cudaMemsetAsync(buffers_.published, 0,
-                                        sizeof(unsigned long long) * ctx_.limits().sm_count,
-                                        ctx_.stream()));
-      split_epoch_ = 1;
-    }
-    const SplitRows split{buffers_.published, split_epoch_};
     BinFork fork(ctx_, scheduled_launches(numeric_layout_, numeric_schedule_));
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
                                        static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
-                                       target == written_, numeric_schedule_, split,
-                                       fork.streams());
+                                       target == written_, numeric_schedule_, fork.streams());
     fork.done();
     written_ = target;
   }
@@ -674,7 +651,6 @@ class CudaEngine final : public Engine {
   Schedule symbolic_schedule_;
   Schedule numeric_schedule_;
   WrittenArrays written_;
-  unsigned split_epoch_ = 0;  // numeric phases since analyze zeroed buffers_.published
 };
 
 }  // namespace

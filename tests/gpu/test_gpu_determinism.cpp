@@ -65,9 +65,6 @@ const Spec kSpecs[] = {
      [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
     {"repeated banded:1000:20",
      [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
-    // a dozen rows of ~20000 terms, each split among blocks by its columns
-    // (configs/bins.hpp's row_slices)
-    {kSplitRowsSpec, [] { return generate(kSplitRowsSpec); }},
 };
 const Spec kLongSpecs[] = {
     {"hub:20000", [] { return generate("hub:20000"); }},

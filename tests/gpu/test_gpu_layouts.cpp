@@ -4,8 +4,7 @@
 // and transposed operands. The specs reach the warp and block hash bins and
 // the dense-window kernels (hub), with and without D, the symbolic
 // tables bounded by the columns' range (banded:70000:6: binned, sorted B),
-// the thread bin's kernels (poisson2d:520: 270,400 rows of 25 terms) and
-// rows split among blocks (kSplitRowsSpec).
+// and the thread bin's kernels (poisson2d:520: 270,400 rows of 25 terms).
 #include "catch_main_skip.hpp"
 #include "device_product.hpp"
 #include "layout_product.hpp"
@@ -29,7 +28,7 @@ void check_all(const std::vector<Case>& cases) {
 TEMPLATE_LIST_TEST_CASE("GPU: index layouts and bases", "[gpu][layouts]", AllLayouts) {
   check_all<TestType>(layout_cases<typename TestType::Value>(
       {"uniform:300:6", "powerlaw:3000", "hub:20000", "banded:70000:6", "poisson2d:520",
-       kSplitRowsSpec, "empty:7:7", "empty:0:0"}));
+       "empty:7:7", "empty:0:0"}));
 }
 
 TEMPLATE_LIST_TEST_CASE("GPU: C = alpha*A*B + beta*D", "[gpu][addend]", AddendLayouts) {

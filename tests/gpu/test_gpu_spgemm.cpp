@@ -144,29 +144,6 @@ TEMPLATE_TEST_CASE("GPU rows of A naming many long rows of B", "[gpu]", float, d
   check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
 }
 
-// A few rows of C of very many terms (at least kHeavyRowTerms, 16384) and
-// at most 8192 nnz go to the last hash bin, which then holds so few rows
-// that each is split among several blocks by its columns
-// (configs/bins.hpp's row_slices; kernels/numeric.cuh's split_direct_row):
-// three numeric rounds on new values, the second with C's columns kept,
-// the third with them poisoned (the split rows never read them).
-TEMPLATE_TEST_CASE("GPU rows of C split among blocks", "[gpu][long]", float, double) {
-  Handle handle;
-  const auto A = convert_values<TestType>(generate(kSplitRowsSpec));
-  const auto C = reference_spgemm(A, A, TestType(1)).C;
-  int heavy = 0;
-  for (int64_t r = 0; r < A.rows; ++r) {
-    int64_t terms = 0;
-    for (int32_t e = A.row_offsets[r]; e < A.row_offsets[r + 1]; ++e)
-      terms += A.row_length(A.col_ind[e]);
-    heavy += terms >= 16384 && C.row_length(r) <= 8192;
-  }
-  INFO("rows of at least 16384 terms and at most 8192 nnz: " << heavy);
-  REQUIRE(heavy >= 4);
-  REQUIRE(heavy <= 16);  // few: split on any device of 32 SMs or more
-  check_three_numeric_rounds<TestType>(handle.h, A, A, TestType(0.5), 61, kSplitRowsSpec);
-}
-
 // In the symbolic phase, rows of many terms over B of few columns go no
 // further than the first block bin whose table holds B's columns as a
 // bitmask, C having rows enough, and rows of more terms than any table

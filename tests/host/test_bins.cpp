@@ -154,20 +154,3 @@ TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[
   CHECK_FALSE(without.may_hold(thread_bin, INT_MAX));
   check_against_rule(without, 70);
 }
-
-TEST_CASE("row_slices splits the last bin's rows only where they are few", "[bins]") {
-  using namespace spgemm::cuda;
-  spgemm::DeviceLimits limits;
-  limits.sm_count = 132;
-  CHECK(row_slices(0, limits) == 1);
-  CHECK(row_slices(1, limits) == kMaxRowSlices);
-  CHECK(row_slices(9, limits) == 14);  // orani678's heavy rows: 126 of 132 SMs
-  CHECK(row_slices(66, limits) == 2);
-  CHECK(row_slices(67, limits) == 1);  // more than half as many rows as SMs
-  for (int rows = 1; rows <= 200; ++rows) {
-    const int slices = row_slices(rows, limits);
-    CHECK(slices >= 1);
-    CHECK(slices <= kMaxRowSlices);
-    if (slices > 1) CHECK(static_cast<long long>(slices) * rows <= limits.sm_count);
-  }
-}

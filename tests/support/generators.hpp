@@ -68,12 +68,6 @@ void randomize_values(HostCsr<V>& a, uint64_t seed) {
 // malformed spec.
 HostCsr<double> generate(const std::string& spec);
 
-// A * A with a dozen rows of ~20000 terms (12 rows of 2000 entries, each
-// naming ~6 of the others) and at most 4000 nnz, the other rows short: the
-// numeric phase's last hash bin holds few rows, and splits each among
-// several blocks by its columns (configs/bins.hpp's row_slices).
-inline constexpr const char* kSplitRowsSpec = "longrows:4000:12:2000:4";
-
 // The default synthetic families of the benchmark tables (README of the
 // shared matrices) plus powerlaw and longrows.
 std::vector<std::string> generator_families();

@@ -324,13 +324,6 @@ std::vector<AddendCase<V>> addend_cases(bool long_rows) {
     // entries (32 terms, up to 20 columns): a thread each in both phases on
     // devices of up to 264 SMs (configs/bins.hpp's thread bin: D's terms
     // come after the products in a thread's slots)
-    // a dozen rows of ~20000 terms in at most 4000 columns, with D's 30
-    // entries each: few rows for the last hash bin, each split by its
-    // columns among several blocks (configs/bins.hpp's row_slices), D's
-    // entries falling in every slice
-    const auto heavy = generate(kSplitRowsSpec);
-    cases.emplace_back(std::string(kSplitRowsSpec) + " + D, rows split among blocks", heavy,
-                       heavy, uniform_random(heavy.rows, heavy.cols, 30, 51));
     const auto grid = generate("poisson2d:520");
     cases.emplace_back("poisson2d:520 + D, a thread a row", grid, grid,
                        with_empty_rows(uniform_random(grid.rows, grid.cols, 7, 49), 0.7, 50));

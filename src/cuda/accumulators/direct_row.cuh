@@ -48,38 +48,6 @@ __device__ void sorted_row_range(const NumericArgs<Value, Offset, Col>& args, in
   group_min_max(lo, hi, rank, threads, partial);
 }
 
-// The row's columns' range [lo, hi] where it fits `table` direct slots, else
-// lo > hi (then the row is hashed): all of B's columns where they fit (no
-// pass over the row: lp_ship04l, 402 columns), else where B's rows are
-// sorted the ends of those the row takes. Group-collective.
-template <bool Addend, class Value, class Offset, class Col>
-__device__ void direct_range(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                             int threads, int table, long long* partial, int& lo, int& hi) {
-  lo = 0;
-  hi = -1;
-  if (args.B.num_cols <= table) {
-    hi = args.B.num_cols - 1;
-  } else if (args.b_rows_sorted()) {
-    sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
-    if (hi < lo || hi - lo >= table) {
-      lo = 0;
-      hi = -1;
-    }
-  }
-}
-
-// The used slots of acc (a multiple of 32 slots, or the tail of its last
-// word free). Group-collective.
-template <class Value>
-__device__ long long used_slots(const DirectRow<Value>& acc, int rank, int threads,
-                               long long* partial) {
-  long long mine = 0;
-  for (int w = rank; w < (acc.slots + 31) / 32; w += threads) mine += __popc(~acc.free_bits[w]);
-  long long total;
-  group_exclusive_sum(mine, rank, threads, partial, total);
-  return total;
-}
-
 // Writes the used slots of the first `width` in column order as C's row
 // (len entries from `out`; more are dropped). Each warp takes a contiguous
 // run of the mask's words, a word (32 slots) per step, placed by a prefix

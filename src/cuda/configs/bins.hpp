@@ -253,19 +253,6 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // without the move; docs/performance.md, twelfth session); at 32768 terms
 // orani678 gained the same.
 inline constexpr int kHeavyRowTerms = 16384;
-// ... and where that bin holds so few rows that a block each leaves most of
-// the device idle (at most half as many rows as SMs), each of its rows that
-// takes direct slots (accumulators/direct_row.cuh) is split among up to
-// kMaxRowSlices blocks, one SM each, by its columns: a block adds the terms
-// of one slice of the row's columns' range, cut to about as many terms as
-// the others', and writes them behind the columns of the slices before it,
-// which their blocks publish (kernels/numeric.cuh's slice_columns and
-// split_direct_row).
-inline constexpr int kMaxRowSlices = 16;
-// ... cut where the row's terms, estimated from this many columns of each
-// of its rows of B, reach equal shares (slice_columns: orani678's largest
-// slice then has 1.3 times a fair share of its terms at 8, 1.2 at 16).
-inline constexpr int kSliceSamples = 8;
 
 // Rows of B of at least as many entries as the block has threads, which a
 // block's sub-group of `lanes` threads would step through alone while the
@@ -629,16 +616,6 @@ inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long 
            products <= kFewProductsPerSM * sms)
     t.block_terms = kFewProductsBlockTerms;
   return t;
-}
-
-// The blocks each row of the last hash bin takes in the numeric phase where
-// the bin holds `rows` rows (kMaxRowSlices); 1: a block a row. Fixed by the
-// structure and the device, so every numeric phase splits the same rows
-// the same way.
-inline int row_slices(int rows, const DeviceLimits& limits) {
-  if (rows <= 0 || 2LL * rows > limits.sm_count) return 1;
-  const int slices = limits.sm_count / rows;
-  return slices < kMaxRowSlices ? slices : kMaxRowSlices;
 }
 
 // Whether C of `rows` rows takes the thread bin (kThreadRowsMinPerSM).

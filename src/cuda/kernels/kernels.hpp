@@ -221,19 +221,6 @@ struct NumericArgs {
   __device__ __forceinline__ Value addend(Offset d) const { return mul_rn(beta, d_values[d]); }
 };
 
-// Rows of the numeric phase split among blocks by their columns
-// (configs/bins.hpp's row_slices): the block of each slice publishes the
-// row's columns up to its slice's end for the next slice's block, which
-// writes its own behind them. A word per turn of the launch (at most one
-// per SM), its high half the numeric phase's epoch: a word of another
-// phase (or zeroed, epoch 0, never used) is not yet published. The blocks
-// draw their turns in order (binning.cuh's draw_row), so the turn a block
-// waits on is held by a running block: none waits forever.
-struct SplitRows {
-  unsigned long long* published = nullptr;  // nullptr: no row is split
-  unsigned epoch = 0;
-};
-
 // Fills C's columns and values, adding each entry's terms in a fixed order
 // when `ordered` (bitwise-reproducible results). `reuse`: C's column indices
 // were written by the plan's previous numeric phase, rows whose columns are
@@ -241,7 +228,6 @@ struct SplitRows {
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, const SplitRows& split,
-                    const LaunchStreams& streams);
+                    bool reuse, const Schedule& schedule, const LaunchStreams& streams);
 
 }  // namespace spgemm::cuda

@@ -39,119 +39,6 @@ namespace {
 // a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
 // shared-memory atomics in whatever order they come.
 
-// The columns of a split row before its turn's slice (0 for its first
-// slice; otherwise published by the previous turn's block), and publishes
-// them with `count` of the slice's own (kernels.hpp's SplitRows).
-// Block-collective.
-__device__ __forceinline__ int columns_before_slice(const SplitRows& split, int turn, int slice,
-                                                    int count) {
-  __shared__ int before;
-  if (threadIdx.x == 0) {
-    unsigned long long prior = 0;
-    if (slice > 0) {
-      const volatile unsigned long long* word = split.published + turn - 1;
-      while ((prior = *word) >> 32 != split.epoch) __nanosleep(100);
-      prior &= 0xffffffffu;
-    }
-    atomicExch(split.published + turn,
-               static_cast<unsigned long long>(split.epoch) << 32 | (prior + count));
-    before = static_cast<int>(prior);
-  }
-  __syncthreads();
-  return before;
-}
-
-// In-place running sums (inclusive) of words[0, n). Block-collective.
-__device__ __forceinline__ void block_running_sums(unsigned long long* words, int n,
-                                                   long long* partial) {
-  const int per = (n + static_cast<int>(blockDim.x) - 1) / static_cast<int>(blockDim.x);
-  const int first = min(n, static_cast<int>(threadIdx.x) * per), last = min(n, first + per);
-  unsigned long long sum = 0;
-  for (int x = first; x < last; ++x) sum += words[x];
-  long long total;
-  auto before = static_cast<unsigned long long>(group_exclusive_sum(
-      static_cast<long long>(sum), static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
-      partial, total));
-  for (int x = first; x < last; ++x) words[x] = before += words[x];
-  __syncthreads();
-}
-
-// Where slice `slice` of `slices` of a row over columns [lo, hi] begins (c0)
-// and ends (c1): cut so that each slice gets about as many terms, from
-// kSliceSamples columns at evenly spaced places of each row of B that the
-// row takes (each standing for the entries up to the next), counted with
-// integer atomics in `words` (hi - lo + 1 of them: the table's memory), so
-// that every block of the row finds the same cuts. Equal widths left
-// orani678's slices of 192 columns with 30 to 25,800 of a row's 67 K terms;
-// these cuts, 2,600-6,300. Block-collective.
-template <class Value, class Offset, class Col>
-__device__ void slice_columns(const NumericArgs<Value, Offset, Col>& args, int row, int slice,
-                              int slices, int lo, int hi, unsigned long long* words,
-                              long long* partial, int& c0, int& c1) {
-  const int width = hi - lo + 1;
-  for (int x = threadIdx.x; x < width; x += blockDim.x) words[x] = 0;
-  __syncthreads();
-  const auto& A = args.A;
-  const auto& B = args.B;
-  for (Offset a = A.begin(row) + threadIdx.x; a < A.end(row); a += blockDim.x) {
-    const int k = A.col(a);
-    const Offset b_begin = B.begin(k);
-    const long long n = B.end(k) - b_begin;
-    const long long m = min(n, static_cast<long long>(kSliceSamples));
-    int cols[kSliceSamples];
-#pragma unroll
-    for (int t = 0; t < kSliceSamples; ++t)
-      cols[t] = t < m ? B.col(b_begin + static_cast<Offset>(t * n / m)) : 0;
-#pragma unroll
-    for (int t = 0; t < kSliceSamples; ++t) {
-      // (columns outside the range only where the inputs changed behind the plan)
-      const int x = min(max(cols[t] - lo, 0), width - 1);
-      if (t < m) atomicAdd(&words[x], static_cast<unsigned long long>((t + 1) * n / m - t * n / m));
-    }
-  }
-  __syncthreads();
-  block_running_sums(words, width, partial);  // terms up to each column
-  const unsigned long long total = words[width - 1];
-  // the first column whose terms up to it reach `share` slices' worth
-  auto cut = [&](int share) {
-    if (share >= slices) return hi + 1;
-    const unsigned long long reach = total * share / slices;
-    int l = 0, h = width;
-    while (l < h) {
-      const int m = (l + h) / 2;
-      if (words[m] < reach) l = m + 1;
-      else h = m;
-    }
-    return lo + l;
-  };
-  c0 = cut(slice);
-  c1 = cut(slice + 1);
-  __syncthreads();  // words are the table's, cleared next
-}
-
-// Columns [c0, c1) of a row of direct slots (direct_range), one slice of it
-// (slice_columns; may be empty), written behind the row's columns before c0
-// (columns_before_slice, which every slice's block calls: the next waits on
-// it). The slice numbers its own terms (ColumnWindow), so a column's terms
-// are combined and added as in a row of its slice's terms alone.
-// Block-collective; the table must be cleared.
-template <bool Addend, bool Ordered, class Value, class Offset, class Col>
-__device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, int row, int turn,
-                                 int slice, const SplitRows& split, int c0, int c1, int* keys,
-                                 Value* values, int rank, int threads, int lanes,
-                                 const ChunkScratch<Offset>& scratch, long long* partial,
-                                 Offset out, int len) {
-  const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, c0, max(0, c1 - c0)};
-  if (c1 > c0)
-    accumulate_row<Addend, Ordered, true, false>(args, row, rank, threads, lanes, scratch,
-                                                 [&](int col) { return acc.claim(col); }, values,
-                                                 ColumnWindow{c0, c1});
-  __syncthreads();
-  const int before = columns_before_slice(
-      split, turn, slice, static_cast<int>(used_slots(acc, rank, threads, partial)));
-  write_direct_row(acc, acc.slots, rank, threads, args, out + before, len - before, partial);
-}
-
 // One group per row: accumulate in a shared hash map, put it in column
 // order (sorting/), copy out; or, where the row's columns span at most its
 // table (all of B's columns do, or B's rows are sorted and the row's do),
@@ -159,16 +46,10 @@ __device__ void split_direct_row(const NumericArgs<Value, Offset, Col>& args, in
 // (accumulators/direct_row.cuh). reuse: C's column indices may hold
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
-// Split (blocks only, configs/bins.hpp's row_slices): each row takes
-// `slices` turns; where it takes direct slots, each turn's block computes
-// one slice of its columns' range (split_direct_row), in every numeric
-// phase (never from C's known columns: the same bits in all); other rows
-// the first of their turns alone.
-template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
-                        int lanes, bool reuse, int slices, SplitRows split) {
-  static_assert(!Split || G == Group::block, "only a block's rows are split");
+                        int lanes, bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -210,33 +91,12 @@ __global__ void __launch_bounds__(max_block_threads(G))
   };
 
   const RowSet::View rows = row_set.view();
-  const int pieces = Split ? slices : 1;  // turns per row
-  RowSet::View turn_list = rows;
-  turn_list.size = rows.size * pieces;
-  const RowTurns<G == Group::block> turns{turn_list,
-                                          static_cast<int>(blockIdx.x) * per_block + slot,
+  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
   for (int i = turns.first(); i >= 0; i = turns.next(i)) {
-    const int row = rows[i / pieces];
+    const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
-    if constexpr (Split) {
-      // (block-uniform) a slice of a row of direct slots, or the first
-      // turn of any other row
-      int lo = 0, hi = -1;
-      direct_range<Addend>(args, row, rank, threads, table, partial, lo, hi);
-      if (hi >= lo) {
-        int c0, c1;
-        slice_columns(args, row, i % pieces, pieces, lo, hi,
-                      reinterpret_cast<unsigned long long*>(keys), partial, c0, c1);
-        clear();
-        split_direct_row<Addend, Ordered>(args, row, i, i % pieces, split, c0, c1, keys, values,
-                                          rank, threads, lanes, scratch, partial, out, len);
-        group.sync();  // the table is reused by the next row
-        continue;
-      }
-      if (i % pieces != 0) continue;
-    }
     clear();
     bool known = false;
     if (reuse) {
@@ -254,11 +114,17 @@ __global__ void __launch_bounds__(max_block_threads(G))
       // missing terms: the table holds columns that are not the row's
       if (!known) clear();
     }
+    // the row's columns' range: all of B's where they fit the table (no
+    // pass over the row: lp_ship04l, 402 columns), else where B's rows are
+    // sorted the ends of those the row takes
     int lo = 0, hi = -1;
-    if (!known) direct_range<Addend>(args, row, rank, threads, table, partial, lo, hi);
+    if (!known && args.B.num_cols <= table)
+      hi = args.B.num_cols - 1;
+    else if (!known && args.b_rows_sorted())
+      sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (known) {
       write_known_values<G>(args, out, len, rank, threads, map);
-    } else if (hi >= lo) {
+    } else if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
       accumulate(row, [&](int col) { return acc.claim(col); });
       write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
@@ -557,26 +423,25 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
   }
 }
 
-// Split (blocks only): each row takes `slices` turns.
-template <Group G, bool Addend, bool Ordered, bool Split, class Value, class Offset, class Col>
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
                      int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
-                     bool reuse, int slices, const SplitRows& split, cudaStream_t stream) {
-  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Split, Value, Offset, Col>;
+                     bool reuse, cudaStream_t stream) {
+  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
-  const int grid = grid_for(static_cast<long long>(rows_in_set) * slices, b.rows_per_block,
-                            resident_blocks(kernel, threads, smem, limits));
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                          std::min(lanes, group_threads), reuse, slices, split);
+                                          std::min(lanes, group_threads), reuse);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
 void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
                  const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
-                 const Schedule& s, const SplitRows& split, const LaunchStreams& streams) {
+                 const Schedule& s, const LaunchStreams& streams) {
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
     if (bin == layout.dense_bin()) {
@@ -611,19 +476,12 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];
-    // (split turns wait on the turns drawn before them: only where drawn)
-    const bool last_blocks = bin == layout.dense_bin() - 1 && b.spec.group == Group::block;
-    const int slices =
-        last_blocks && split.published && set.draws ? row_slices(rows_in_set, limits) : 1;
     if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, 1, split, stream);
-    else if (slices > 1)
-      launch_hash_bin<Group::block, Addend, Ordered, true>(limits, b, set, rows_in_set, args,
-                                                           lanes, reuse, slices, split, stream);
+      launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                    reuse, stream);
     else
-      launch_hash_bin<Group::block, Addend, Ordered, false>(limits, b, set, rows_in_set, args,
-                                                            lanes, reuse, 1, split, stream);
+      launch_hash_bin<Group::block, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
+                                                     reuse, stream);
   });
 }
 
@@ -632,12 +490,10 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
 template <class Value, class Offset, class Col>
 void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
                     const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, const SplitRows& split,
-                    const LaunchStreams& streams) {
+                    bool reuse, const Schedule& schedule, const LaunchStreams& streams) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, split,
-                                    streams);
+      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, streams);
     });
   });
 }
@@ -646,6 +502,6 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
       const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
-      bool, bool, const Schedule&, const SplitRows&, const LaunchStreams&);
+      bool, bool, const Schedule&, const LaunchStreams&);
 
 }  // namespace spgemm::cuda

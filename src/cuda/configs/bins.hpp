@@ -309,6 +309,15 @@ inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 // barriers (bcsstk33 numeric again 445 -> 333 us, H100 fp64; only 4 was
 // measured; docs/performance.md, seventeenth session).
 inline constexpr int kOrderedStash = 4;
+// ... and a warp's numbered terms in the hash kernels, this many steps (the
+// same order of the adds: a warp alone adds its steps one after the other
+// whatever the stash, which sets only the loads in flight and the
+// registers). H200 fp64, numeric phase, ms, stash 4 / 2 for every group
+// (docs/performance.md, fortieth session): rgg_n_2_15_s0 0.122 / 0.113,
+// delaunay_n15 0.061 / 0.058, but blocks lost: orani678 0.227 / 0.251,
+// bcsstk33 0.398 / 0.419, rmat:15:16 4.01 / 4.11. 8 for every group lost
+// on nearly all (stencil27:40 0.437 / 0.577, rgg_n_2_15_s0 0.123 / 0.160).
+inline constexpr int kOrderedWarpStash = 2;
 
 // Columns of C a block's thread loads at once where a later numeric phase
 // reuses a row's columns (kernels/known_columns.cuh): a hash block claiming

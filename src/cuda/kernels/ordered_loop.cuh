@@ -8,15 +8,16 @@
 // a binary search over the chunk's starts in shared memory. So every thread
 // has a term in every step, whatever the lengths of B's rows (striding over
 // each row of B instead left most lanes idle on short rows: 13x slower on
-// R-MAT). The numbered terms go in batches of threads * kOrderedStash: each
-// thread finds the slots of its kOrderedStash terms and each warp combines
-// its terms per slot, all in parallel; then the warps of a block add their
-// sums one warp after the other, a block barrier between turns. (Turns
-// handed over through a shared-memory flag, warps spinning on it, were
-// slower: numeric of rmat:16:16 72 ms against 45 ms, longrows:20000 1.06
-// against 0.66 ms, H100 fp64; and racecheck cannot follow them.) The order
-// of the adds, and so every bit of C, depends only on the structure of the
-// operands and the launch configuration.
+// R-MAT). The numbered terms go in batches of threads * kOrderedStash (a
+// warp alone: kOrderedWarpStash): each thread finds the slots of its terms
+// and each warp combines its terms per slot, all in parallel; then the
+// warps of a block add their sums one warp after the other, a block
+// barrier between turns. (Turns handed over through a shared-memory flag,
+// warps spinning on it, were slower: numeric of rmat:16:16 72 ms against
+// 45 ms, longrows:20000 1.06 against 0.66 ms, H100 fp64; and racecheck
+// cannot follow them.) The order of the adds, and so every bit of C,
+// depends only on the structure of the operands and the launch
+// configuration.
 //
 // Where B's rows are long against the group, a second order costs less:
 // the group takes A's entries one after the other and its threads the
@@ -73,19 +74,22 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
 
 // Adds terms 0 .. count-1 (count the same on every thread of the group):
 // term(p, slot&, value&) -> whether term p has a slot in the accumulator
-// (false: e.g. outside the dense window). Group-collective.
-template <class Value, class Term>
+// (false: e.g. outside the dense window), Stash steps a batch (a warp adds
+// its steps one after the other whatever their number: for a warp alone
+// the stash sets the loads in flight, not the order; configs/bins.hpp).
+// Group-collective.
+template <int Stash = kOrderedStash, class Value, class Term>
 __device__ void add_terms_in_order(long long count, int rank, int threads, Term&& term,
                                    Value* values) {
   const int warps = threads / 32;
   const int warp = rank / 32;
   const long long step = threads;
-  for (long long base = 0; base < count; base += step * kOrderedStash) {
-    bool valid[kOrderedStash];
-    int slot[kOrderedStash];
-    Value value[kOrderedStash];
+  for (long long base = 0; base < count; base += step * Stash) {
+    bool valid[Stash];
+    int slot[Stash];
+    Value value[Stash];
 #pragma unroll
-    for (int s = 0; s < kOrderedStash; ++s) {
+    for (int s = 0; s < Stash; ++s) {
       const long long p = base + s * step + rank;
       slot[s] = 0;
       value[s] = Value(0);
@@ -96,7 +100,7 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
     for (int turn = 0; turn < warps; ++turn) {
       if (turn == warp) {
 #pragma unroll
-        for (int s = 0; s < kOrderedStash; ++s)
+        for (int s = 0; s < Stash; ++s)
           if (base + s * step < count) add_combined(values, valid[s], slot[s], value[s]);
       }
       if (warps > 1) __syncthreads();
@@ -203,7 +207,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     group_sync(threads);
     const int last = min(threads, entries - chunk) - 1;
     const Offset a_chunk = a_begin + chunk;
-    add_terms_in_order(
+    add_terms_in_order<WholeLong ? kOrderedStash : kOrderedWarpStash>(
         products, rank, threads,
         [&](long long p, int& slot, Value& value) {
           const int lo = last_start_at_or_before(scratch.start, last, p);

@@ -251,7 +251,14 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // pipeline, none of the 14 other inputs measured slower by more than 1%
 // but hub:60000:30000:3000:8 (8.39 ms, against 8.62 and 8.09 in two runs
 // without the move; docs/performance.md, twelfth session); at 32768 terms
-// orani678 gained the same.
+// orani678 gained the same. Splitting such rows further, among up to 16
+// blocks by their columns (a slice each, written behind the columns the
+// slices before it published), was tried and dropped: orani678's numeric
+// phase 0.229 -> 0.207 ms at best, the kernel 241 -> 108 us, each slice
+// still walking all the row's entries of A (a search for its ends in each
+// row of B), and rows of many entries over short rows of B lost
+// (longrows:4000:12:2000:4 0.069 -> 0.114; docs/performance.md, fortieth
+// session).
 inline constexpr int kHeavyRowTerms = 16384;
 
 // Rows of B of at least as many entries as the block has threads, which a

@@ -207,6 +207,7 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     group_sync(threads);
     const int last = min(threads, entries - chunk) - 1;
     const Offset a_chunk = a_begin + chunk;
+    // (WholeLong is compiled for blocks: accumulate_row's InBlock)
     add_terms_in_order<WholeLong ? kOrderedStash : kOrderedWarpStash>(
         products, rank, threads,
         [&](long long p, int& slot, Value& value) {

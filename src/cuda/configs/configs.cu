@@ -47,10 +47,11 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
 
 KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits,
                          int carveout) {
-  using Key = std::tuple<const void*, int, size_t, int>;
+  // (the carveout too: it changes the kernel's attribute and its occupancy)
+  using Key = std::tuple<const void*, int, size_t, int, int>;
   static std::mutex mutex;
   static std::map<Key, KernelFacts> known;
-  const Key key{kernel, threads, smem, limits.device};
+  const Key key{kernel, threads, smem, limits.device, carveout};
   {
     std::lock_guard<std::mutex> lock(mutex);
     const auto it = known.find(key);

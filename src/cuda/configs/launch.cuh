@@ -13,9 +13,9 @@ namespace spgemm::cuda {
 // What the runtime says about a kernel on a device: its static shared
 // memory, and how many of its blocks of `threads` threads with `smem` bytes
 // of dynamic shared memory fit one SM (threads == 0: not asked). Asked once
-// per (kernel, threads, smem, device) and kept (configs.cu): the queries cost
-// microseconds of host time at every launch, which is what small products
-// are made of. Kernels are opted in to all the shared memory the device
+// per (kernel, threads, smem, device, carveout) and kept (configs.cu): the
+// queries cost microseconds of host time at every launch, which is what
+// small products are made of. Kernels are opted in to all the shared memory the device
 // allows a block beyond 48 KB on the way, and where `carveout` is given
 // (0-100), asked to run with that share of the SM's unified L1 / shared
 // memory as shared memory (the rest is L1; a hint the driver rounds to a

@@ -17,6 +17,29 @@ __device__ __forceinline__ int hash_slot(int key, int log2_size) {
   return static_cast<int>((static_cast<uint32_t>(key) * 2654435769u) >> (32 - log2_size));
 }
 
+// Linear probing from `slot` by loads alone, up to key or the first empty
+// slot (left in `slot`, the probes made in `probe`: mask + 1 if neither is
+// there); returns what that slot holds (key, kEmptyKey, or any other).
+// SharedHashMap::claim seeks first and only then probes with the atomic:
+// most terms find their column already claimed, and ptxas marks a loop that
+// holds an atomic as a possible spin-wait (YIELD), after which a warp's
+// lanes left a claim apart and met again only in the slow path of the next
+// __syncwarp (ncu, stencil27:40's first numeric phase on one H200: 4.9 M
+// WARPSYNC.COLLECTIVE, a third of the stall samples). Numeric phase,
+// H200 fp64: bcsstk33 0.40 -> 0.34 ms, rgg_n_2_15_s0 0.113 -> 0.096,
+// stencil27:40 0.43 -> 0.40 (docs/performance.md, forty-first session).
+// SharedHashSet::insert keeps its one loop: seeking first made the
+// symbolic kernels 1-3% slower there.
+__device__ __forceinline__ int seek(const int* keys, int key, int mask, int& slot, int& probe) {
+  int current = kEmptyKey;
+  for (probe = 0; probe <= mask; ++probe) {
+    current = keys[slot];
+    if (current == key || current == kEmptyKey) break;
+    slot = (slot + 1) & mask;
+  }
+  return current;
+}
+
 struct SharedHashSet {
   int* keys;
   int log2_size;
@@ -50,7 +73,9 @@ struct SharedHashMap {
   __device__ int claim(int key) const {
     const int mask = (1 << log2_size) - 1;
     int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
-    for (int probe = 0; probe <= mask; ++probe) {
+    int probe;
+    if (seek(keys, key, mask, slot, probe) == key) return slot;
+    for (; probe <= mask; ++probe) {
       int current = keys[slot];
       if (current == kEmptyKey) {
         const int previous = atomicCAS(&keys[slot], kEmptyKey, key);
@@ -67,13 +92,8 @@ struct SharedHashMap {
   __device__ int find(int key) const {
     const int mask = (1 << log2_size) - 1;
     int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
-    for (int probe = 0; probe <= mask; ++probe) {
-      const int current = keys[slot];
-      if (current == key) return slot;
-      if (current == kEmptyKey) return -1;
-      slot = (slot + 1) & mask;
-    }
-    return -1;
+    int probe;
+    return seek(keys, key, mask, slot, probe) == key ? slot : -1;
   }
 };
 

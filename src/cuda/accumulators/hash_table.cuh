@@ -48,7 +48,9 @@ struct SharedHashSet {
   __device__ int insert(int key) const {
     const int mask = (1 << log2_size) - 1;
     int slot = log2_size > 0 ? hash_slot(key, log2_size) : 0;
-    for (int probe = 0; probe <= mask; ++probe) {
+    int probe;
+    if (seek(keys, key, mask, slot, probe) == key) return 0;
+    for (; probe <= mask; ++probe) {
       const int current = keys[slot];
       if (current == key) return 0;
       if (current == kEmptyKey) {

@@ -131,6 +131,10 @@ constexpr int max_block_threads(Group group) {
   return most;
 }
 
+// The blocks of a warp-group numeric hash kernel an SM is to hold at least
+// (its __launch_bounds__): 5 of 256 threads keep it within 48 registers.
+inline constexpr int kWarpNumericMinBlocks = 5;
+
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the
 // terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's
 // terms in lane order and places the sums by ranking the columns, which a

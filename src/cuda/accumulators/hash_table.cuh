@@ -28,8 +28,12 @@ __device__ __forceinline__ int hash_slot(int key, int log2_size) {
 // WARPSYNC.COLLECTIVE, a third of the stall samples). Numeric phase,
 // H200 fp64: bcsstk33 0.40 -> 0.34 ms, rgg_n_2_15_s0 0.113 -> 0.096,
 // stencil27:40 0.43 -> 0.40 (docs/performance.md, forty-first session).
-// SharedHashSet::insert keeps its one loop: seeking first made the
-// symbolic kernels 1-3% slower there.
+// SharedHashSet::insert seeks first too (symbolic phase, an A/B of the two
+// in one process: rgg_n_2_15_s0 0.098 -> 0.090 ms, bcsstk13 0.080 -> 0.077;
+// uniform:500000:8, whose every term is a new column, 0.35 -> 0.36 in the
+// runs). Taking the atomic at the slot where seek stopped, without loading
+// it again, gained on some inputs and lost on others (pipeline:
+// stencil27:64 3.07 -> 2.87 ms, bcsstk33 0.50 -> 0.53): not kept.
 __device__ __forceinline__ int seek(const int* keys, int key, int mask, int& slot, int& probe) {
   int current = kEmptyKey;
   for (probe = 0; probe <= mask; ++probe) {

@@ -132,7 +132,12 @@ constexpr int max_block_threads(Group group) {
 }
 
 // The blocks of a warp-group numeric hash kernel an SM is to hold at least
-// (its __launch_bounds__): 5 of 256 threads keep it within 48 registers.
+// (its __launch_bounds__; blocks get none): 5 of 256 threads keep it within
+// 48 registers. Left alone, ptxas gave some instances 63-64 registers and
+// so 4 blocks an SM, the unordered kernel among them once claims seek
+// first (accumulators/hash_table.cuh): banded:200000:16's unordered numeric
+// phase again 0.93 -> 1.05 ms, 0.98 with the bound (H200 fp64,
+// docs/performance.md, forty-first session).
 inline constexpr int kWarpNumericMinBlocks = 5;
 
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the

@@ -25,7 +25,7 @@ __device__ __forceinline__ int hash_slot(int key, int log2_size) {
 // holds an atomic as a possible spin-wait (YIELD), after which a warp's
 // lanes left a claim apart and met again only in the slow path of the next
 // __syncwarp (ncu, stencil27:40's first numeric phase on one H200: 4.9 M
-// WARPSYNC.COLLECTIVE, a third of the stall samples). Numeric phase,
+// WARPSYNC.COLLECTIVE, ~30% of the stall samples). Numeric phase,
 // H200 fp64: bcsstk33 0.40 -> 0.34 ms, rgg_n_2_15_s0 0.113 -> 0.096,
 // stencil27:40 0.43 -> 0.40 (docs/performance.md, forty-first session).
 // SharedHashSet::insert seeks first too (symbolic phase, an A/B of the two

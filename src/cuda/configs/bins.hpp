@@ -140,6 +140,14 @@ constexpr int max_block_threads(Group group) {
 // docs/performance.md, forty-first session).
 inline constexpr int kWarpNumericMinBlocks = 5;
 
+// The numeric hash kernel's __launch_bounds__ minimum of blocks an SM: 0
+// for blocks is none at all (a minimum of 1 is not the same: it took their
+// unordered kernels from 52 to 59 registers, bcsstk33's unordered numeric
+// phase 0.322 -> 0.347 ms).
+constexpr int numeric_min_blocks(Group group) {
+  return group == Group::block ? 0 : kWarpNumericMinBlocks;
+}
+
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the
 // terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's
 // terms in lane order and places the sums by ranking the columns, which a

@@ -15,11 +15,11 @@ namespace spgemm::cuda {
 // of dynamic shared memory fit one SM (threads == 0: not asked). Asked once
 // per (kernel, threads, smem, device, carveout) and kept (configs.cu): the
 // queries cost microseconds of host time at every launch, which is what
-// small products are made of. Kernels are opted in to all the shared memory the device
-// allows a block beyond 48 KB on the way, and where `carveout` is given
-// (0-100), asked to run with that share of the SM's unified L1 / shared
-// memory as shared memory (the rest is L1; a hint the driver rounds to a
-// configuration the SM has).
+// small products are made of. Kernels are opted in to all the shared memory
+// the device allows a block beyond 48 KB on the way, and where `carveout` is
+// given (0-100), asked to run with that share of the SM's unified L1 /
+// shared memory as shared memory (the rest is L1; a hint the driver rounds
+// to a configuration the SM has).
 struct KernelFacts {
   size_t static_smem = 0;
   int blocks_per_sm = 0;

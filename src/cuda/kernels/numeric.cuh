@@ -47,8 +47,7 @@ namespace {
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
 template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(max_block_threads(G),
-                                  G == Group::block ? 0 : kWarpNumericMinBlocks)
+__global__ void __launch_bounds__(max_block_threads(G), numeric_min_blocks(G))
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
                         int lanes, bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];

@@ -147,6 +147,23 @@ inline constexpr int kWarpNumericMinBlocks = 5;
 constexpr int numeric_min_blocks(Group group) {
   return group == Group::block ? 0 : kWarpNumericMinBlocks;
 }
+// ... and bound for 1024 threads, blocks may take 64 registers: 8 blocks of
+// 128 threads an SM. The kernel is also compiled for blocks of at most
+// kLeanBlockThreads threads, kLeanBlockMinBlocks of them an SM: 40
+// registers, 12 blocks of 128. The unordered mode's blocks of those bins
+// always take it (it spills nothing there); the deterministic mode's,
+// which then spill some of the steps they stash (kOrderedStash), only
+// where the runtime finds that it holds more of their blocks an SM than
+// the other (not where the table's shared memory bounds them). H200 fp64,
+// numeric phase / again / unordered, ms (docs/performance.md, forty-second
+// session): bcsstk33 (128 threads, 8 -> 12 blocks) 0.343 / 0.301 / 0.318
+// -> 0.308 / 0.276 / 0.277, astro-ph unordered 0.240 -> 0.214, landmark
+// unordered 3.50 -> 3.20; but landmark deterministic, most rows in the
+// 4096-slot bin (256 threads, 4 blocks either way), 4.86 / 3.27 -> 5.24 /
+// 3.50 with it. At 32 registers (7 blocks of 256) bcsstk33's numeric phase
+// took 0.43 ms.
+inline constexpr int kLeanBlockThreads = 256;
+inline constexpr int kLeanBlockMinBlocks = 6;
 
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the
 // terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's

@@ -46,8 +46,11 @@ namespace {
 // (accumulators/direct_row.cuh). reuse: C's column indices may hold
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
-template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(max_block_threads(G), numeric_min_blocks(G))
+// MaxThreads, MinBlocks: the __launch_bounds__ (configs/bins.hpp's
+// numeric_min_blocks and kLeanBlockThreads).
+template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col,
+          int MaxThreads = max_block_threads(G), int MinBlocks = numeric_min_blocks(G)>
+__global__ void __launch_bounds__(MaxThreads, MinBlocks)
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
                         int lanes, bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -430,6 +433,15 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
+  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads
+    if (threads <= kLeanBlockThreads) {
+      auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
+                                      kLeanBlockMinBlocks>;
+      if (!Ordered || resident_blocks(lean, threads, smem, limits) >
+                          resident_blocks(kernel, threads, smem, limits))
+        kernel = lean;
+    }
+  }
   const int grid =
       grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);

@@ -151,17 +151,20 @@ constexpr int numeric_min_blocks(Group group) {
 // 128 threads an SM. The kernel is also compiled for blocks of at most
 // kLeanBlockThreads threads, kLeanBlockMinBlocks of them an SM: 40
 // registers, 12 blocks of 128. The unordered mode's blocks of those bins
-// always take it (it spills nothing there); the deterministic mode's,
-// which then spill some of the steps they stash (kOrderedStash), only
-// where the runtime finds that it holds more of their blocks an SM than
-// the other (not where the table's shared memory bounds them). H200 fp64,
-// numeric phase / again / unordered, ms (docs/performance.md, forty-second
-// session): bcsstk33 (128 threads, 8 -> 12 blocks) 0.343 / 0.301 / 0.318
-// -> 0.308 / 0.276 / 0.277, astro-ph unordered 0.240 -> 0.214, landmark
-// unordered 3.50 -> 3.20; but landmark deterministic, most rows in the
-// 4096-slot bin (256 threads, 4 blocks either way), 4.86 / 3.27 -> 5.24 /
-// 3.50 with it. At 32 registers (7 blocks of 256) bcsstk33's numeric phase
-// took 0.43 ms.
+// always take it (it spills nothing there). The deterministic mode's
+// spill some of the steps they stash (kOrderedStash) with it, which pays
+// only for more blocks at once: they take it where the runtime finds that
+// more of their bin's blocks are resident with it than without (not where
+// the table's shared memory bounds them, nor for fewer rows than either
+// holds). H200 fp64, numeric phase / again / unordered, ms, one process
+// (docs/performance.md, forty-second session): bcsstk33 (8,738 rows, most
+// in 128-thread blocks, 8 -> 12 an SM) 0.338 / 0.298 / 0.316 -> 0.303 /
+// 0.272 / 0.276, astro-ph 0.344 / 0.263 / 0.243 -> 0.334 / 0.250 /
+// 0.215, landmark unordered 3.48 -> 3.19; but deterministic for every such
+// bin, landmark (most rows in 256-thread blocks of 4096 slots, 4 an SM
+// either way) 4.86 / 3.27 -> 5.24 / 3.50, and where more blocks fit but
+// rows are few, polblogs (1,490 rows) 0.111 / 0.112 -> 0.117 / 0.121. At
+// 32 registers (7 blocks of 256) bcsstk33's numeric phase took 0.43 ms.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
 

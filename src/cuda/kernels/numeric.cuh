@@ -433,16 +433,18 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
-  auto grid_of = [&](auto k) {
-    return grid_for(rows_in_set, b.rows_per_block, resident_blocks(k, threads, smem, limits));
-  };
-  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads
-    auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
-                                    kLeanBlockMinBlocks>;
-    if (threads <= kLeanBlockThreads && (!Ordered || grid_of(lean) > grid_of(kernel)))
-      kernel = lean;
+  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads (a row a block)
+    if (threads <= kLeanBlockThreads) {
+      auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
+                                      kLeanBlockMinBlocks>;
+      const int lean_blocks = resident_blocks(lean, threads, smem, limits);
+      if (!Ordered || (rows_in_set >= lean_blocks &&
+                       lean_blocks > resident_blocks(kernel, threads, smem, limits)))
+        kernel = lean;
+    }
   }
-  const int grid = grid_of(kernel);
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
                                           std::min(lanes, group_threads), reuse);

@@ -5,7 +5,8 @@
 // threshold. Thresholds of the library's own tables and smaller ones with
 // each move (block bin, heavy rows, sort bins) present or absent. And
 // numeric_thresholds' choice of the block bin's move by C's rows and
-// products, and symbolic_thresholds' of the thread bin by C's rows.
+// products, symbolic_thresholds' of the thread bin by C's rows, and
+// lean_block_pays' of the numeric block kernel's 40-register instance.
 #include "cuda/configs/bins.hpp"
 
 #include <catch2/catch.hpp>
@@ -153,4 +154,17 @@ TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[
   CHECK_FALSE(without.may_hold(thread_bin, 1));
   CHECK_FALSE(without.may_hold(thread_bin, INT_MAX));
   check_against_rule(without, 70);
+}
+
+TEST_CASE("lean_block_pays: unordered always, ordered for more blocks all busy", "[bins]") {
+  using spgemm::cuda::lean_block_pays;
+  // (132 SMs: 12 blocks of 128 threads an SM with it, 8 without)
+  const int lean = 12 * 132, regular = 8 * 132;
+  CHECK(lean_block_pays(false, 1, lean, regular));
+  CHECK(lean_block_pays(false, 100000, regular, regular));
+  CHECK(lean_block_pays(true, 8738, lean, regular));  // bcsstk33
+  CHECK(lean_block_pays(true, lean, lean, regular));
+  CHECK_FALSE(lean_block_pays(true, lean - 1, lean, regular));  // rows in flight either way
+  CHECK_FALSE(lean_block_pays(true, 453, lean, regular));       // polblogs' 128-thread bin
+  CHECK_FALSE(lean_block_pays(true, 100000, 4 * 132, 4 * 132));  // shared memory bounds both
 }

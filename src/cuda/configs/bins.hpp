@@ -153,20 +153,28 @@ constexpr int numeric_min_blocks(Group group) {
 // registers, 12 blocks of 128. The unordered mode's blocks of those bins
 // always take it (it spills nothing there). The deterministic mode's
 // spill some of the steps they stash (kOrderedStash) with it, which pays
-// only for more blocks at once: they take it where the runtime finds that
-// more of their bin's blocks are resident with it than without (not where
-// the table's shared memory bounds them, nor for fewer rows than either
-// holds). H200 fp64, numeric phase / again / unordered, ms, one process
-// (docs/performance.md, forty-second session): bcsstk33 (8,738 rows, most
-// in 128-thread blocks, 8 -> 12 an SM) 0.338 / 0.298 / 0.316 -> 0.303 /
-// 0.272 / 0.276, astro-ph 0.344 / 0.263 / 0.243 -> 0.334 / 0.250 /
-// 0.215, landmark unordered 3.48 -> 3.19; but deterministic for every such
-// bin, landmark (most rows in 256-thread blocks of 4096 slots, 4 an SM
-// either way) 4.86 / 3.27 -> 5.24 / 3.50, and where more blocks fit but
-// rows are few, polblogs (1,490 rows) 0.111 / 0.112 -> 0.117 / 0.121. At
-// 32 registers (7 blocks of 256) bcsstk33's numeric phase took 0.43 ms.
+// only for more blocks at once: they take it where the runtime finds more
+// of their blocks resident with it than without (not where the table's
+// shared memory bounds them) and the bin has rows for all of them. H200
+// fp64, numeric phase / again / unordered, ms, against 18ae198 in one
+// process (docs/performance.md, forty-second session): bcsstk33 (most of
+// its 8,738 rows in 128-thread blocks) 0.342 / 0.299 / 0.318 -> 0.305 /
+// 0.275 / 0.278, astro-ph unordered 0.244 -> 0.214, landmark unordered
+// 3.44 -> 3.15. Taken by every such bin, it lost where it holds no more
+// blocks (landmark, most rows in 256-thread blocks of 4096 slots, 4 an SM
+// either way: 4.86 / 3.27 -> 5.24 / 3.50) and where the rows are fewer
+// than either instance holds (polblogs, 1,490 rows: again 0.115 ->
+// 0.121). 32 registers (7 blocks of 256: bcsstk33's numeric phase 0.43
+// ms) and blocks of 512 threads (3 an SM: hub:60000:30000:3000:8's
+// deterministic phase 4.25 -> 4.77) lost too.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
+// Whether a bin of `rows` rows in blocks of at most kLeanBlockThreads
+// threads (a row a block) takes that instance, which the device holds
+// lean_blocks of at once against `blocks` of the other.
+constexpr bool lean_block_pays(bool ordered, long long rows, int lean_blocks, int blocks) {
+  return !ordered || (rows >= lean_blocks && lean_blocks > blocks);
+}
 
 // Rows of few terms are not hashed in the numeric phase: a warp holds all the
 // terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's

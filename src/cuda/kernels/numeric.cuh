@@ -433,13 +433,12 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
-  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads (a row a block)
+  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads
     if (threads <= kLeanBlockThreads) {
       auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
                                       kLeanBlockMinBlocks>;
-      const int lean_blocks = resident_blocks(lean, threads, smem, limits);
-      if (!Ordered || (rows_in_set >= lean_blocks &&
-                       lean_blocks > resident_blocks(kernel, threads, smem, limits)))
+      if (lean_block_pays(Ordered, rows_in_set, resident_blocks(lean, threads, smem, limits),
+                          resident_blocks(kernel, threads, smem, limits)))
         kernel = lean;
     }
   }

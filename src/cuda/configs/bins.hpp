@@ -163,9 +163,10 @@ constexpr int numeric_min_blocks(Group group) {
 // 3.44 -> 3.15. Taken by every such bin, it lost where it holds no more
 // blocks (landmark, most rows in 256-thread blocks of 4096 slots, 4 an SM
 // either way: 4.86 / 3.27 -> 5.24 / 3.50) and where the rows are fewer
-// than it holds (polblogs, 1,490 rows: again 0.114 -> 0.121). 32 registers (7 blocks of 256: bcsstk33's numeric phase 0.43
-// ms) and blocks of 512 threads (3 an SM: hub:60000:30000:3000:8's
-// deterministic phase 4.25 -> 4.77) lost too.
+// than it holds (polblogs, 1,490 rows: again 0.114 -> 0.121). 32
+// registers (7 blocks of 256: bcsstk33's numeric phase 0.43 ms) and
+// blocks of 512 threads (3 an SM: hub:60000:30000:3000:8's deterministic
+// phase 4.25 -> 4.77) lost too.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
 // Whether a bin of `rows` rows in blocks of at most kLeanBlockThreads

@@ -433,17 +433,22 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
   const int threads = b.spec.block_threads;
   const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
+  int resident = -1;  // blocks of the kernel launched the device holds; -1: not asked yet
   if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads
     if (threads <= kLeanBlockThreads) {
       auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
                                       kLeanBlockMinBlocks>;
-      if (lean_block_pays(Ordered, rows_in_set, resident_blocks(lean, threads, smem, limits),
-                          resident_blocks(kernel, threads, smem, limits)))
+      const int lean_blocks = resident_blocks(lean, threads, smem, limits);
+      // (the unordered mode takes it whatever the other holds: not asked)
+      resident = Ordered ? resident_blocks(kernel, threads, smem, limits) : 0;
+      if (lean_block_pays(Ordered, rows_in_set, lean_blocks, resident)) {
         kernel = lean;
+        resident = lean_blocks;
+      }
     }
   }
-  const int grid =
-      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
+  if (resident < 0) resident = resident_blocks(kernel, threads, smem, limits);
+  const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
   kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
                                           std::min(lanes, group_threads), reuse);

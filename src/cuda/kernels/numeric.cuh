@@ -87,9 +87,12 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     }
     group.sync();
   };
+  // the one-step chunks of ordered blocks (ordered_loop.cuh's
+  // add_one_step_entries) only in the lean instance: see accumulate_row
+  constexpr bool kOneStep = MaxThreads <= kLeanBlockThreads;
   auto accumulate = [&](int row, auto&& locate) {
-    accumulate_row<Addend, Ordered, G == Group::block, false>(args, row, rank, threads, lanes,
-                                                              scratch, locate, values);
+    accumulate_row<Addend, Ordered, G == Group::block, false, kOneStep>(
+        args, row, rank, threads, lanes, scratch, locate, values);
     group.sync();
   };
 
@@ -216,7 +219,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      accumulate_row<Addend, Ordered, true, true>(
+      accumulate_row<Addend, Ordered, true, true, false>(
           args, row, threadIdx.x, blockDim.x, lanes, scratch,
           [&](int col) {
             const long long offset = col - w0;
@@ -280,7 +283,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     // every term must find its column among C's (C's len columns then are
     // the row's len distinct ones)
     bool missing = false;
-    accumulate_row<Addend, Ordered, true, true>(
+    accumulate_row<Addend, Ordered, true, true, false>(
         args, row, threadIdx.x, blockDim.x, lanes, scratch,
         [&](int col) {
           const int at = ranked.rank(col);

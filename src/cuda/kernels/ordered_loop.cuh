@@ -40,6 +40,8 @@
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/warp_shuffle.cuh"
 
+#include <type_traits>
+
 namespace spgemm::cuda {
 
 // Shared memory of one group for one chunk of A's entries.
@@ -306,6 +308,46 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
   if constexpr (Addend) add_addend_in_order(args, row, lane, 32, locate, values);
 }
 
+// A chunk of in_chunk entries of A (from a_chunk) none of whose rows of B
+// (b_begins, lengths) is longer than the block: each entry is one step, a
+// thread per term. Steps go Steps at a time, all their loads before their
+// adds, a barrier after each; batches of Steps whole take their barriers
+// unconditionally (under a condition, even a block-uniform one, each costs
+// a convergence region: BSSY/BSYNC and WARPSYNC). The adds come in the
+// order of add_row_by_b_rows_stashed's general loop. Block-collective.
+template <int Steps, class Value, class Offset, class Col, class Locate>
+__device__ __forceinline__ void add_one_step_entries(const NumericArgs<Value, Offset, Col>& args,
+                                                     Offset a_chunk, int in_chunk, int rank,
+                                                     const Offset* b_begins,
+                                                     const unsigned* lengths, Locate&& locate,
+                                                     Value* values) {
+  auto batch = [&](int entry, auto whole) {
+    bool has[Steps];
+    int col[Steps];
+    Value value[Steps];
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+      const int e = entry + s;
+      has[s] = (whole || e < in_chunk) && static_cast<unsigned>(rank) < lengths[e];
+      const Offset b = has[s] ? b_begins[e] + static_cast<Offset>(rank) : Offset(0);
+      col[s] = has[s] ? args.B.col(b) : 0;
+      value[s] = has[s] ? args.product(a_chunk + e, b) : Value(0);
+    }
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+      if constexpr (!decltype(whole)::value) {
+        if (entry + s >= in_chunk) break;
+      }
+      int slot;
+      if (has[s] && locate(col[s], slot)) values[slot] += value[s];
+      __syncthreads();  // the next entry's terms may go to the same slots
+    }
+  };
+  int entry = 0;
+  for (; entry + Steps <= in_chunk; entry += Steps) batch(entry, std::true_type{});
+  if (entry < in_chunk) batch(entry, std::false_type{});
+}
+
 // The same for a block, whose barrier between entries also waits for the
 // loads of all its warps: the entries are taken `threads` at a time (a
 // chunk), their rows of B's starts and lengths put in the scratch with one
@@ -317,8 +359,9 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
 // 319 -> 289 us, rmat:16:16 13.6 -> 13.0 ms. Warps gained on some inputs and
 // lost on others (stencil27:64 1.55 -> 1.35 ms, banded:500000:16 3.5 -> 4.4),
 // so they keep add_row_by_b_rows (docs/performance.md, seventeenth session).
-// Group-collective.
-template <bool Addend, class Value, class Offset, class Col, class Locate>
+// OneStep: a chunk whose rows of B all fit one step takes
+// add_one_step_entries. Block-collective.
+template <bool Addend, bool OneStep, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>& args, int row,
                                           int rank, int threads,
                                           const ChunkScratch<Offset>& scratch, Locate&& locate,
@@ -334,14 +377,24 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
   unsigned* lengths = reinterpret_cast<unsigned*>(scratch.start);
   for (int chunk = 0; chunk < entries; chunk += threads) {
     const int e = chunk + rank;
+    bool long_entry = false;
     if (e < entries) {
       const int k = A.col(a_begin + e);
+      const unsigned length = static_cast<unsigned>(B.end(k) - B.begin(k));
       scratch.b_begin[rank] = B.begin(k);
-      lengths[rank] = static_cast<unsigned>(B.end(k) - B.begin(k));
+      lengths[rank] = length;
+      long_entry = length > static_cast<unsigned>(threads);
     }
-    group_sync(threads);
+    bool one_step = false;
+    if constexpr (OneStep) one_step = !__syncthreads_or(long_entry);
+    else group_sync(threads);
     const int in_chunk = min(threads, entries - chunk);
     const Offset a_chunk = a_begin + chunk;
+    if (one_step) {
+      add_one_step_entries<kSteps>(args, a_chunk, in_chunk, rank, scratch.b_begin, lengths,
+                                   locate, values);
+      continue;  // (its last step's barrier frees the scratch)
+    }
     int entry = 0;      // the next step's entry of the chunk (the same on every thread)
     unsigned done = 0;  // and the terms of its row of B before it
     while (entry < in_chunk) {
@@ -398,9 +451,15 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // Blocks (InBlock: the group is the whole block) take the rows of B that
 // keep at least kWholeRowsMinUse of their threads busy whole
 // (add_row_in_order's WholeLong); Defer: see row_loop.cuh's
-// for_each_product. Group-collective.
-template <bool Addend, bool Ordered, bool InBlock, bool Defer, class Value, class Offset, class Col,
-          class Locate>
+// for_each_product. OneStep: blocks taking rows of B whole give chunks
+// whose rows all fit one step add_one_step_entries (H200 fp64, bcsstk33,
+// blocks of 128 threads and rows of B of 68 entries: numeric phase 0.305
+// -> 0.259 ms, again 0.278 -> 0.226); the numeric hash kernel's lean
+// instance has it, the regular one not: there it took a spill and cost
+// landmark's numeric phase again 3.23 -> 3.28 ms (docs/performance.md,
+// forty-third session). Group-collective.
+template <bool Addend, bool Ordered, bool InBlock, bool Defer, bool OneStep, class Value,
+          class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
                                                int row, int rank, int threads, int lanes,
                                                const ChunkScratch<Offset>& scratch,
@@ -418,7 +477,7 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
     else if (threads == 32)
       add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
     else
-      add_row_by_b_rows_stashed<Addend>(args, row, rank, threads, scratch, slot_of, values);
+      add_row_by_b_rows_stashed<Addend, OneStep>(args, row, rank, threads, scratch, slot_of, values);
   } else {
     // warps take rows of B whole where that keeps enough of their lanes
     // busy (configs/bins.hpp's kUnorderedWholeRowsMinUse), as in the

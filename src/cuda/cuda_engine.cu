@@ -296,12 +296,7 @@ class CudaEngine final : public Engine {
                                  rows, lanes_, buffers_.terms, symbolic_ranges(),
                                  symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
     fork.done();
-    const auto base = static_cast<Offset>(c.base);
-    total_and_scan(offsets, rows, base, &summary->nnz, stream);
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
-    bin_rows(ctx_.limits(), sizes_from_offsets(offsets, buffers_.terms), rows,
-             numeric_thresholds(numeric_layout_, rows, known_products_, ctx_.limits()),
-             &summary->numeric, buffers_.numeric_rows, stream);
+    scan_and_bin(offsets, rows, static_cast<Offset>(c.base));
     const Summary host = ctx_.read_back(summary);
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
@@ -584,22 +579,32 @@ class CudaEngine final : public Engine {
   // wrapped), and the row counts become row offsets in place, starting at
   // C's index base: one exclusive scan with a 64-bit sum over the counts and
   // the 0 past the last row (rows without products and offsets[rows] were
-  // zeroed before the symbolic kernels). By one block for C of few rows
-  // (configs/bins.hpp's kFewLaunchesRows), else by CUB.
-  void total_and_scan(Offset* offsets, int rows, Offset base, long long* total,
-                      cudaStream_t stream) {
+  // zeroed before the symbolic kernels). Then C's rows are binned for the
+  // numeric phase by their nnz. Both by one block for C of few rows
+  // (configs/bins.hpp's kFewLaunchesRows; row_offsets.cuh), else by CUB and
+  // bin_rows.
+  void scan_and_bin(Offset* offsets, int rows, Offset base) {
+    const cudaStream_t stream = ctx_.stream();
+    Summary* summary = buffers_.summary;
+    const NumericBinning bins{sizes_from_offsets(offsets, buffers_.terms),
+                              numeric_thresholds(numeric_layout_, rows, known_products_,
+                                                 ctx_.limits()),
+                              &summary->numeric, buffers_.numeric_rows};
     if (rows <= kFewLaunchesRows) {
-      const SmallFinish<Offset> f{rows, base, total, &buffers_.summary->longest_row, nullptr, {}};
-      row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f);
+      const SmallFinish<Offset> f{rows, base, &summary->nnz, &summary->longest_row, nullptr, {}};
+      row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f, bins);
       SPGEMM_CUDA_CHECK_LAUNCH();
       return;
     }
     size_t bytes = total_and_scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx_, bytes);
-    cub_total_and_scan(temp.get(), bytes, offsets, rows, base, total, stream);
+    cub_total_and_scan(temp.get(), bytes, offsets, rows, base, &summary->nnz, stream);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
+    bin_rows(ctx_.limits(), bins.sizes, rows, bins.thresholds, bins.counts, bins.binned_rows,
+             stream);
   }
 
-  // The CUB call of total_and_scan. temp == nullptr: CUB only stores the
+  // The CUB call of scan_and_bin. temp == nullptr: CUB only stores the
   // scratch it needs, which is how both the run and workspace_bytes size it.
   static void cub_total_and_scan(void* temp, size_t& bytes, Offset* offsets, int rows,
                                  Offset base, long long* total, cudaStream_t stream) {

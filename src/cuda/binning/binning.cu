@@ -9,24 +9,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ __forceinline__ int size_of(const RowSizes& s, int row) {
-  if (s.sizes) {
-    int size = s.sizes[row];
-    if (s.spans && *s.b_disorder == 0) size = min(size, s.spans[row]);
-    const MaskCap& m = s.mask_cap;
-    if (size > m.beyond) return *m.rows_beyond >= m.many ? m.cap : m.beyond;
-    return min(size, m.cap);
-  }
-  if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];
-  return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
-}
-
-// -1 for rows that are dropped.
-__device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
-  const int size = size_of(s, row);
-  return size == 0 ? -1 : t.bin_for(size, s.terms[row]);
-}
-
 // Blocks take tiles of kThreads rows, tile blockIdx.x and every gridDim.x-th
 // after it (a grid of at most what is resident at once: a block per tile
 // made inputs of millions of rows pay for launching thousands of blocks).

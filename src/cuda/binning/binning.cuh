@@ -59,6 +59,24 @@ inline RowSizes sizes_from_offsets(const int64_t* offsets, const int* terms) {
   return {nullptr, nullptr, offsets, terms};
 }
 
+__device__ __forceinline__ int size_of(const RowSizes& s, int row) {
+  if (s.sizes) {
+    int size = s.sizes[row];
+    if (s.spans && *s.b_disorder == 0) size = min(size, s.spans[row]);
+    const MaskCap& m = s.mask_cap;
+    if (size > m.beyond) return *m.rows_beyond >= m.many ? m.cap : m.beyond;
+    return min(size, m.cap);
+  }
+  if (s.offsets32) return s.offsets32[row + 1] - s.offsets32[row];
+  return static_cast<int>(s.offsets64[row + 1] - s.offsets64[row]);
+}
+
+// A row's bin by BinThresholds::bin_for; -1 for rows that are dropped.
+__device__ __forceinline__ int bin_of(const RowSizes& s, int row, const BinThresholds& t) {
+  const int size = size_of(s, row);
+  return size == 0 ? -1 : t.bin_for(size, s.terms[row]);
+}
+
 // counts must be zeroed before. Grids of at most what `limits`' device
 // holds resident at once.
 void bin_rows(const DeviceLimits& limits, RowSizes sizes, int rows,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/binning/block_binning.cuh"
 #include "cuda/post.cuh"
 
 #include <climits>
@@ -141,14 +142,25 @@ __device__ void block_row_offsets(const In* counts, Offset* offsets,
   }
 }
 
+// The numeric phase's binning of C's rows by their sizes (block_binning.cuh).
+struct NumericBinning {
+  RowSizes sizes;
+  BinThresholds thresholds;
+  BinCounts* counts;
+  int* binned_rows;
+};
+
 // The same as a launch of one block, after the bins' kernels of a binned
 // symbolic phase for C of few rows (configs/bins.hpp's kFewLaunchesRows;
-// f.blocks_done and f.post unused).
+// f.blocks_done and f.post unused), which then also bins C's rows for the
+// numeric phase.
 inline constexpr int kOffsetsBlockThreads = 1024;
 template <class Offset>
 __global__ void __launch_bounds__(kOffsetsBlockThreads)
-    row_offsets_kernel(Offset* offsets, SmallFinish<Offset> f) {
+    row_offsets_kernel(Offset* offsets, SmallFinish<Offset> f, NumericBinning bins) {
   block_row_offsets<long long>(offsets, offsets, f);
+  __syncthreads();  // C's offsets, which give the rows' sizes, are all written
+  block_bin_rows(bins.sizes, f.rows, bins.thresholds, bins.counts, bins.binned_rows);
 }
 
 }  // namespace spgemm::cuda

@@ -590,9 +590,13 @@ struct BinThresholds {
   __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
 
   // The first sort bin for rows of `terms` terms; -1 if none takes them.
+  // (This and bin_for loop to the arrays' compile-time sizes and test the
+  // counts inside: unrolled, each threshold is then a kernel parameter at a
+  // fixed place. Looping to the counts made every step a run-time indexed
+  // constant load, about a hundred instructions a row.)
   __host__ __device__ int sort_bin(int terms) const {
-    for (int s = 0; s < sort_bins; ++s)
-      if (terms <= sort_terms[s]) return hash_bins + 1 + s;
+    for (int s = 0; s < kSortBinCount; ++s)
+      if (s < sort_bins && terms <= sort_terms[s]) return hash_bins + 1 + s;
     return -1;
   }
 
@@ -604,8 +608,8 @@ struct BinThresholds {
   __host__ __device__ int bin_for(int size, int terms) const {
     const int sort = sort_bin(terms);
     if (sort >= 0) return sort;
-    for (int b = 0; b < hash_bins; ++b)
-      if (size <= max_size[b]) {
+    for (int b = 0; b < kHashBinCount; ++b)
+      if (b < hash_bins && size <= max_size[b]) {
         if (terms >= heavy_terms) return hash_bins - 1;
         return b < block_bin && terms >= block_terms ? block_bin : b;
       }

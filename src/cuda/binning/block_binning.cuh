@@ -9,7 +9,9 @@
 
 namespace spgemm::cuda {
 
-// Block-collective (blockDim.x a multiple of 32). Writes counts->count for
+// Block-collective (blockDim.x a multiple of 32; rows at most
+// kBlockBinningRows, the size of the shared array of the rows' bins: the
+// caller's kFewLaunchesRows test keeps it so). Writes counts->count for
 // all kMaxBins bins (no zeroing before; the cursors are not used) and the
 // binned rows, each bin's rows in no fixed order (as bin_rows). The first
 // pass keeps each row's bin in shared memory for the second; a warp adds

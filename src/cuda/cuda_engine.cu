@@ -192,9 +192,16 @@ class CudaEngine final : public Engine {
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
+    // (split_rows: at most half as many rows as SMs)
+    const int64_t width = shapes.B->cols;
+    const size_t split =
+        width <= kSplitRowsMaxWidth
+            ? split_rows_scratch_bytes(std::min<int64_t>(rows, ctx_.limits().sm_count / 2),
+                                       width, sizeof(Value))
+            : 0;
     return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows, 2)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
-           csr_checks_workspace_bytes();
+           DeviceBuffer<unsigned char>::workspace_bytes(split) + csr_checks_workspace_bytes();
   }
 
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
@@ -328,15 +335,45 @@ class CudaEngine final : public Engine {
                                          b_order_examined_ ? &buffers_.summary->b_disorder
                                                            : nullptr};
     const WrittenArrays target{c.row_offsets, c.col_ind};
-    BinFork fork(ctx_, scheduled_launches(numeric_layout_, numeric_schedule_));
+    DeviceBuffer<unsigned char> split_scratch;  // given back after the join
+    Schedule schedule = numeric_schedule_;
+    schedule.split = split_rows(in, c, split_scratch);
+    BinFork fork(ctx_, scheduled_launches(numeric_layout_, schedule));
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
                                        static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
-                                       target == written_, numeric_schedule_, fork.streams());
+                                       target == written_, schedule, fork.streams());
     fork.done();
     written_ = target;
   }
 
  private:
+  // The last hash bin's rows split among blocks in the deterministic
+  // numeric phase (configs/bins.hpp's split_row_parts), without D, for B of
+  // at most kSplitRowsMaxWidth columns and a scratch (from `scratch`, its
+  // flags and counter zeroed) of at most kSplitRowsMaxShareOfC of C's
+  // bytes; otherwise none.
+  SplitRows split_rows(const Operands& in, const MatrixDesc& c,
+                       DeviceBuffer<unsigned char>& scratch) {
+    const Schedule& s = numeric_schedule_;
+    const int last = numeric_layout_.dense_bin() - 1;
+    if (!ctx_.deterministic() || in.D || !s.host_counts || s.single_bin >= 0 || last < 0 ||
+        numeric_layout_.hash[last].spec.group != Group::block || in.B->cols > kSplitRowsMaxWidth)
+      return {};
+    const int rows = s.host_counts->count[last];
+    const int parts = split_row_parts(rows, ctx_.limits().sm_count);
+    const auto width = static_cast<int>(in.B->cols);
+    const size_t bytes = split_rows_scratch_bytes(rows, width, sizeof(Value));
+    if (parts == 0 || static_cast<double>(bytes) > kSplitRowsMaxShareOfC *
+                                                       static_cast<double>(c.nnz) *
+                                                       (sizeof(Value) + sizeof(Col)))
+      return {};
+    scratch.reallocate(ctx_, bytes);
+    const SplitRows split = SplitRows::of(scratch.get(), parts, width, rows, sizeof(Value));
+    SPGEMM_CUDA_CHECK(
+        cudaMemsetAsync(split.flags, 0, SplitRows::zeroed_bytes(rows), ctx_.stream()));
+    return split;
+  }
+
   // The input checks whose verdict the symbolic phase reads back (copies of
   // the descriptors as analyze saw them, to name the defect).
   struct DeferredChecks {

@@ -6,7 +6,8 @@
 // each move (block bin, heavy rows, sort bins) present or absent. And
 // numeric_thresholds' choice of the block bin's move by C's rows and
 // products, symbolic_thresholds' of the thread bin by C's rows, and
-// lean_block_pays' of the numeric block kernel's 40-register instance.
+// lean_block_pays' of the numeric block kernel's 40-register instance, and
+// split_row_parts' split of the last hash bin's few rows.
 #include "cuda/configs/bins.hpp"
 
 #include <catch2/catch.hpp>
@@ -167,4 +168,21 @@ TEST_CASE("lean_block_pays: unordered always, ordered for more blocks all busy",
   CHECK_FALSE(lean_block_pays(true, lean - 1, lean, regular));  // rows in flight either way
   CHECK_FALSE(lean_block_pays(true, 453, lean, regular));       // polblogs' 128-thread bin
   CHECK_FALSE(lean_block_pays(true, 100000, 4 * 132, 4 * 132));  // shared memory bounds both
+}
+
+TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as many as SMs",
+          "[bins]") {
+  using spgemm::cuda::kSplitRowsMaxParts;
+  using spgemm::cuda::split_row_parts;
+  using spgemm::cuda::split_rows_scratch_bytes;
+  CHECK(split_row_parts(0, 132) == 0);
+  CHECK(split_row_parts(9, 132) == kSplitRowsMaxParts);  // orani678's heavy rows
+  CHECK(split_row_parts(22, 132) == 6);
+  CHECK(split_row_parts(66, 132) == 2);
+  CHECK(split_row_parts(67, 132) == 0);  // one part a row would idle no SM
+  CHECK(split_row_parts(1, 3) == 3);
+  CHECK(split_row_parts(1, 1) == 0);
+  CHECK(split_row_parts(1, 2) == 2);
+  // values, a mask word per 32 columns and a flag a row, and the counter
+  CHECK(split_rows_scratch_bytes(9, 2529, 8) == 9 * (2529 * 8 + 4 * 80 + 4) + 16);
 }

@@ -15,6 +15,7 @@
 
 #include "core/context.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <vector>
@@ -305,6 +306,41 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // (longrows:4000:12:2000:4 0.069 -> 0.114; docs/performance.md, fortieth
 // session).
 inline constexpr int kHeavyRowTerms = 16384;
+
+// Where the last hash bin holds so few rows that most SMs would idle beside
+// them (at most half as many as SMs), the deterministic numeric phase
+// splits each of its rows among `parts` blocks (numeric.cuh's
+// split_numeric_kernel): each takes a contiguous share of the row's entries
+// of A (equal shares of its terms), sums them in its own table in the bin's
+// order, and adds its sums to a dense array of the row in device memory
+// once the parts before it have added theirs, in the parts' order; the
+// last writes the row. So each column's terms are summed part by part, the
+// same way in every numeric phase. The fortieth session's split by columns
+// (see kHeavyRowTerms) had each slice walk all of the row's entries; here a
+// part walks only its own, and waits only to add. At most
+// kSplitRowsMaxParts parts a row: each part's adds wait for the part
+// before (a few us each). For B of at most kSplitRowsMaxWidth columns (the
+// dense arrays: a row's width of values) and a scratch of at most
+// kSplitRowsMaxShareOfC of C's bytes.
+inline constexpr int kSplitRowsMaxParts = 8;
+inline constexpr int kSplitRowsMaxWidth = 32768;
+inline constexpr double kSplitRowsMaxShareOfC = 0.15;
+
+// The parts each of the last hash bin's rows_in_bin rows is split into on a
+// device of sm_count SMs, or 0: not split.
+inline int split_row_parts(long long rows_in_bin, int sm_count) {
+  if (rows_in_bin <= 0 || 2 * rows_in_bin > sm_count) return 0;
+  return static_cast<int>(std::min<long long>(kSplitRowsMaxParts, sm_count / rows_in_bin));
+}
+
+// The scratch of `rows` split rows of `width` columns: a dense array of
+// values and a bitmask of the columns a row, a flag a row and the counter
+// the blocks draw from (split_numeric_kernel).
+inline size_t split_rows_scratch_bytes(long long rows, long long width, size_t value_bytes) {
+  const long long words = (width + 31) / 32;
+  return static_cast<size_t>(rows * (width * static_cast<long long>(value_bytes) + 4 * words + 4) +
+                             16);
+}
 
 // Rows of B of at least as many entries as the block has threads, which a
 // block's sub-group of `lanes` threads would step through alone while the

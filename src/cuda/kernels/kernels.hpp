@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 namespace spgemm::cuda {
@@ -40,6 +41,32 @@ void with_sort_registers(int k, F&& f) {
   else f(std::integral_constant<int, 2>{});
 }
 
+// The last hash bin's rows split among blocks in the numeric phase
+// (configs/bins.hpp's split_row_parts; numeric.cuh's split_numeric_kernel),
+// and their scratch (split_rows_scratch_bytes, laid out by `of`): parts 0
+// where they are not split.
+struct SplitRows {
+  int parts = 0;
+  int width = 0;                // B's columns
+  void* dense = nullptr;        // [rows][width] values
+  uint32_t* masks = nullptr;    // [rows][words()]: the columns the parts found
+  int* flags = nullptr;         // [rows]: the parts that have added theirs (zeroed)
+  unsigned* draws = nullptr;    // the items the blocks have drawn (zeroed)
+
+  __host__ __device__ int words() const { return (width + 31) / 32; }
+  // The scratch at `at` for `rows` rows; its last `zeroed_bytes` bytes must
+  // read zero before the launch.
+  static SplitRows of(unsigned char* at, int parts, int width, int rows, size_t value_bytes) {
+    SplitRows s{parts, width};
+    s.dense = at;
+    s.masks = reinterpret_cast<uint32_t*>(at + static_cast<size_t>(rows) * width * value_bytes);
+    s.flags = reinterpret_cast<int*>(s.masks + static_cast<size_t>(rows) * s.words());
+    s.draws = reinterpret_cast<unsigned*>(s.flags + rows);
+    return s;
+  }
+  static size_t zeroed_bytes(int rows) { return sizeof(int) * rows + sizeof(unsigned); }
+};
+
 // Which kernels run on which rows of C: the bins of binned_rows (bin counts
 // on the device, and on the host too where host_counts is set: then empty
 // bins are skipped and grids are exact; otherwise every bin is launched with
@@ -64,6 +91,8 @@ struct Schedule {
   // numeric: the thread bin's rows take a thread each, else a warp's
   // registers each (configs/bins.hpp's thread_rows)
   bool thread_rows = false;
+  // numeric: the last hash bin's rows split among blocks where parts > 0
+  SplitRows split;
 };
 
 // The streams a schedule's launches go to: the first to `main`, the others

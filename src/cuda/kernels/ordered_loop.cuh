@@ -172,18 +172,20 @@ __device__ __forceinline__ void add_b_row_whole(const NumericArgs<Value, Offset,
 // from the structure, so the order of the adds stays fixed (H200 fp64,
 // numeric phase: longrows:20000 0.57 -> 0.29 ms, rmat:16:16 11.5 -> 11.0,
 // orani678 0.24 -> 0.23; docs/performance.md, thirty-second session).
-template <bool Addend, bool WholeLong, class Value, class Offset, class Col, class Locate>
-__device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
-                                 int threads, const ChunkScratch<Offset>& scratch,
-                                 const ColumnWindow& window, bool whole_long, Locate&& locate,
-                                 Value* values) {
+// add_row_in_order takes the whole row; add_entries_in_order the products
+// of A's entries [a_begin, a_begin + entries) of one row and not D's (a part
+// of a split row: numeric.cuh's split_numeric_kernel).
+template <bool WholeLong, class Value, class Offset, class Col, class Locate>
+__device__ void add_entries_in_order(const NumericArgs<Value, Offset, Col>& args, Offset a_begin,
+                                     int entries, int rank, int threads,
+                                     const ChunkScratch<Offset>& scratch,
+                                     const ColumnWindow& window, bool whole_long, Locate&& locate,
+                                     Value* values) {
   // one scan counts both: the numbered terms below kWholeTag, the entries
   // taken whole above it (a chunk's terms stay far below 2^44)
   constexpr long long kWholeTag = 1LL << 44;
   const auto& A = args.A;
   const auto& B = args.B;
-  const Offset a_begin = A.begin(row);
-  const int entries = static_cast<int>(A.end(row) - a_begin);
   for (int chunk = 0; chunk < entries; chunk += threads) {
     const int e = chunk + rank;
     Offset b_begin = 0;
@@ -238,6 +240,16 @@ __device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, in
     }
     group_sync(threads);  // the scratch is reused by the next chunk
   }
+}
+
+template <bool Addend, bool WholeLong, class Value, class Offset, class Col, class Locate>
+__device__ void add_row_in_order(const NumericArgs<Value, Offset, Col>& args, int row, int rank,
+                                 int threads, const ChunkScratch<Offset>& scratch,
+                                 const ColumnWindow& window, bool whole_long, Locate&& locate,
+                                 Value* values) {
+  const Offset a_begin = args.A.begin(row);
+  add_entries_in_order<WholeLong>(args, a_begin, static_cast<int>(args.A.end(row) - a_begin),
+                                  rank, threads, scratch, window, whole_long, locate, values);
   if constexpr (Addend) add_addend_in_order(args, row, rank, threads, locate, values);
 }
 

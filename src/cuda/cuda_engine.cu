@@ -192,10 +192,10 @@ class CudaEngine final : public Engine {
   // checks and fingerprints.
   size_t workspace_bytes(const Operands& shapes) const override {
     const auto rows = static_cast<int>(shapes.A->rows);
-    // (split_rows: at most half as many rows as SMs)
+    // (split_rows: at most half as many rows as SMs, B's columns in a table)
     const int64_t width = shapes.B->cols;
     const size_t split =
-        width <= kSplitRowsMaxWidth
+        width <= kHashBins[kHashBinCount - 1].table_size
             ? split_rows_scratch_bytes(std::min<int64_t>(rows, ctx_.limits().sm_count / 2),
                                        width, sizeof(Value))
             : 0;
@@ -348,8 +348,8 @@ class CudaEngine final : public Engine {
 
  private:
   // The last hash bin's rows split among blocks in the deterministic
-  // numeric phase (configs/bins.hpp's split_row_parts), without D, for B of
-  // at most kSplitRowsMaxWidth columns and a scratch (from `scratch`, its
+  // numeric phase (configs/bins.hpp's split_row_parts), without D, for B
+  // whose columns fit the bin's table and a scratch (from `scratch`, its
   // flags and counter zeroed) of at most kSplitRowsMaxShareOfC of C's
   // bytes; otherwise none.
   SplitRows split_rows(const Operands& in, const MatrixDesc& c,
@@ -357,7 +357,8 @@ class CudaEngine final : public Engine {
     const Schedule& s = numeric_schedule_;
     const int last = numeric_layout_.dense_bin() - 1;
     if (!ctx_.deterministic() || in.D || !s.host_counts || s.single_bin >= 0 || last < 0 ||
-        numeric_layout_.hash[last].spec.group != Group::block || in.B->cols > kSplitRowsMaxWidth)
+        numeric_layout_.hash[last].spec.group != Group::block ||
+        in.B->cols > numeric_layout_.hash[last].spec.table_size)
       return {};
     const int rows = s.host_counts->count[last];
     const int parts = split_row_parts(rows, ctx_.limits().sm_count);

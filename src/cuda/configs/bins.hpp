@@ -309,21 +309,23 @@ inline constexpr int kHeavyRowTerms = 16384;
 
 // Where the last hash bin holds so few rows that most SMs would idle beside
 // them (at most half as many as SMs), the deterministic numeric phase
-// splits each of its rows among `parts` blocks (numeric.cuh's
-// split_numeric_kernel): each takes a contiguous share of the row's entries
-// of A (equal shares of its terms), sums them in its own table in the bin's
-// order, and adds its sums to a dense array of the row in device memory
-// once the parts before it have added theirs, in the parts' order; the
-// last writes the row. So each column's terms are summed part by part, the
-// same way in every numeric phase. The fortieth session's split by columns
-// (see kHeavyRowTerms) had each slice walk all of the row's entries; here a
-// part walks only its own, and waits only to add. At most
-// kSplitRowsMaxParts parts a row: each part's adds wait for the part
-// before (a few us each). For B of at most kSplitRowsMaxWidth columns (the
-// dense arrays: a row's width of values) and a scratch of at most
-// kSplitRowsMaxShareOfC of C's bytes.
+// splits each of its rows among up to `parts` blocks (numeric.cuh's
+// split_numeric_kernel), a part for each kSplitRowsPartTerms of the row's
+// terms: each takes a contiguous share of the row's entries of A (equal
+// shares of its terms), sums them in direct slots in the bin's order, and
+// once the parts before it are done adds its sums to a dense array of the
+// row in device memory, in the parts' order, kSplitRowsAddBatch columns a
+// thread at a time (their loads in flight together); the last adds them to
+// its own slots and writes the row. So each column's terms are summed part
+// by part, the same way in every numeric phase. The fortieth session's
+// split by columns (see kHeavyRowTerms) had each slice walk all of the
+// row's entries; here a part walks only its own, and waits only to add.
+// At most kSplitRowsMaxParts parts a row: each part's adds wait for the
+// part before. For B whose columns fit the bin's table (direct slots) and
+// a scratch of at most kSplitRowsMaxShareOfC of C's bytes.
 inline constexpr int kSplitRowsMaxParts = 8;
-inline constexpr int kSplitRowsMaxWidth = 32768;
+inline constexpr long long kSplitRowsPartTerms = 8192;
+inline constexpr int kSplitRowsAddBatch = 4;
 inline constexpr double kSplitRowsMaxShareOfC = 0.15;
 
 // The parts each of the last hash bin's rows_in_bin rows is split into on a

@@ -48,6 +48,7 @@ void with_sort_registers(int k, F&& f) {
 struct SplitRows {
   int parts = 0;
   int width = 0;                // B's columns
+  int table = 0;                // the slots of the bin's table (>= width; set at the launch)
   void* dense = nullptr;        // [rows][width] values
   uint32_t* masks = nullptr;    // [rows][words()]: the columns the parts found
   int* flags = nullptr;         // [rows]: the parts that have added theirs (zeroed)

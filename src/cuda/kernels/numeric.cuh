@@ -181,32 +181,35 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   }
 }
 
+// The length of the row of B that A's entry at `a` names.
+template <class Value, class Offset, class Col>
+__device__ __forceinline__ long long b_row_length(const NumericArgs<Value, Offset, Col>& args,
+                                                  Offset a) {
+  const int k = args.A.col(a);
+  return static_cast<long long>(args.B.end(k) - args.B.begin(k));
+}
+
 // The share [first, last) of `row`'s entries of A that part `part` of
 // `parts` takes (split_numeric_kernel): the entries whose first term falls
-// in the part's equal share of the row's terms. Block-collective.
+// in the part's equal share of the row's terms, `total`. Block-collective.
 template <class Value, class Offset, class Col>
 __device__ void part_entries(const NumericArgs<Value, Offset, Col>& args, int row, int part,
-                             int parts, long long* partial, int& first, int& last) {
+                             int parts, long long total, long long* partial, int& first,
+                             int& last) {
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   const Offset a_begin = args.A.begin(row);
   const int entries = static_cast<int>(args.A.end(row) - a_begin);
-  auto terms_of = [&](int e) -> long long {
-    if (e >= entries) return 0;
-    const int k = args.A.col(a_begin + e);
-    return static_cast<long long>(args.B.end(k) - args.B.begin(k));
-  };
-  long long mine = 0, total = 0, carry = 0;
-  for (int e = rank; e < entries; e += threads) mine += terms_of(e);
-  group_exclusive_sum(mine, rank, threads, partial, total);
   first = 0;
   last = 0;
+  long long carry = 0;
   for (int chunk = 0; chunk < entries; chunk += threads) {
     const int e = chunk + rank;
     long long in_chunk = 0;
-    const long long before = carry + group_exclusive_sum(terms_of(e), rank, threads, partial,
-                                                         in_chunk);
-    const long long share = e >= entries ? parts : total > 0 ? before * parts / total : 0;
+    const long long before =
+        carry + group_exclusive_sum(e < entries ? b_row_length(args, a_begin + e) : 0, rank,
+                                    threads, partial, in_chunk);
+    const long long share = e >= entries ? parts : before * parts / total;
     first += __syncthreads_count(share < part);
     last += __syncthreads_count(share < part + 1);
     carry += in_chunk;
@@ -227,95 +230,111 @@ __device__ __forceinline__ Value load_past_l1(const Value* p) {
 }
 
 // The last hash bin's rows split among blocks (configs/bins.hpp's
-// split_row_parts), deterministic mode, without D. Item i of rows * parts
-// is part i % parts of the set's row i / parts; blocks draw the items in
-// order, so the part a block waits for is always held by a running block.
-// A part sums the products of its share of the row's entries of A
-// (part_entries) in its table in the bin's order (add_entries_in_order);
-// once the parts before it are done (the row's flag), it adds its sums to
-// the row's dense array in device memory (the first part writes the array
-// whole, zero where it has nothing) and its columns to the row's mask; the
-// last part writes C's row in column order from them. The same cut and the
-// same order of adds in every numeric phase, so the same bits (the row is
-// computed anew each time: C's known columns are not needed).
+// split_row_parts), deterministic mode, without D, B's columns all in the
+// table's direct slots. Item i of rows * parts is part i % parts of the
+// set's row i / parts; blocks draw the items in order, so the part a block
+// waits for is always held by a running block. A row takes as many of its
+// parts as it has kSplitRowsPartTerms terms, at least one; each sums the
+// products of its share of the row's entries of A (part_entries) in direct
+// slots in the bin's order (add_entries_in_order). Then, once the parts
+// before it are done (the row's flag), a part adds its sums to the row's
+// dense array in device memory and its columns to the row's mask (the
+// first writes both whole), kSplitRowsAddBatch columns a thread at a time;
+// the last adds them to its own slots instead and writes C's row from
+// there. The same cut and the same order of adds in every numeric phase,
+// so the same bits (the row is computed anew each time: C's known columns
+// are not needed).
 template <class Value, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(Group::block), 1)
-    split_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
-                         SplitRows split) {
+    split_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, SplitRows split) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ long long partial[32];
-  const int table = 1 << log2_table;
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
-  int* keys = reinterpret_cast<int*>(smem);
-  Value* values = reinterpret_cast<Value*>(smem + sizeof(int) * table);
-  // the hash kernel's layout (the bin's ordered_smem_bytes): the table, an
-  // int, the ordered adds' scratch
+  const int width = split.width;
+  const int words = split.words();
+  // the hash kernel's layout (the bin's ordered_smem_bytes: the table, an
+  // int, the ordered adds' scratch), the table's keys as the slots' bitmask
+  const int table = split.table;
+  const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(smem),
+                             reinterpret_cast<Value*>(smem + sizeof(int) * table), 0, width};
   const size_t table_bytes = (sizeof(int) + sizeof(Value)) * table;
   const ChunkScratch<Offset> scratch =
       chunk_scratch_at<Offset>(smem + scratch_offset(table_bytes + sizeof(int)), threads);
-  const SharedHashMap<Value> map{keys, values, log2_table};
   const RowSet::View rows = row_set.view();
-  const int parts = split.parts;
-  const int words = split.words();
-  for (int i = draw_row(split.draws, rows.size * parts); i >= 0;
-       i = draw_row(split.draws, rows.size * parts)) {
-    const int r = i / parts;
-    const int part = i % parts;
+  for (int i = draw_row(split.draws, rows.size * split.parts); i >= 0;
+       i = draw_row(split.draws, rows.size * split.parts)) {
+    const int r = i / split.parts;
+    const int part = i % split.parts;
     const int row = rows[r];
-    for (int s = rank; s < table; s += threads) {
-      keys[s] = kEmptyKey;
-      values[s] = Value(0);
-    }
+    const Offset a_begin = args.A.begin(row);
+    long long mine = 0, total = 0;
+    for (Offset a = a_begin + rank; a < args.A.end(row); a += threads)
+      mine += b_row_length(args, a);
+    group_exclusive_sum(mine, rank, threads, partial, total);
+    const int parts = static_cast<int>(
+        min(static_cast<long long>(split.parts), max(1LL, total / kSplitRowsPartTerms)));
+    if (part >= parts) continue;  // (block-uniform)
+    for (int c = rank; c < width; c += threads) acc.values[c] = Value(0);
+    for (int w = rank; w < words; w += threads) acc.free_bits[w] = ~0u;
     int first, last;
-    part_entries(args, row, part, parts, partial, first, last);  // (its barriers order the clearing)
-    add_entries_in_order<true>(
-        args, args.A.begin(row) + first, last - first, rank, threads, scratch, ColumnWindow{},
-        args.b_rows_sorted(), [&](int col, int& slot) { return (slot = map.claim(col)) >= 0; },
-        values);
+    part_entries(args, row, part, parts, total, partial, first, last);  // (orders the clearing)
+    add_entries_in_order<true>(args, a_begin + first, last - first, rank, threads, scratch,
+                               ColumnWindow{}, args.b_rows_sorted(),
+                               [&](int col, int& slot) { return (slot = acc.claim(col)) >= 0; },
+                               acc.values);
     __syncthreads();
-    Value* dense = static_cast<Value*>(split.dense) + static_cast<long long>(r) * split.width;
+    Value* dense = static_cast<Value*>(split.dense) + static_cast<long long>(r) * width;
     uint32_t* mask = split.masks + static_cast<long long>(r) * words;
     ::cuda::atomic_ref<int, ::cuda::thread_scope_device> flag(split.flags[r]);
-    if (part == 0) {
-      for (int c = rank; c < split.width; c += threads) dense[c] = Value(0);
-      for (int w = rank; w < words; w += threads) mask[w] = 0;
-    } else if (rank == 0) {
-      while (flag.load(::cuda::memory_order_acquire) != part) __nanosleep(64);
-      __threadfence();
+    if (part > 0) {
+      if (rank == 0) {
+        while (flag.load(::cuda::memory_order_acquire) != part) __nanosleep(64);
+        __threadfence();
+      }
+      __syncthreads();
     }
-    __syncthreads();
-    for (int s = rank; s < table; s += threads) {
-      const int col = keys[s];
-      if (col == kEmptyKey) continue;
-      dense[col] = part == 0 ? values[s] : load_past_l1(dense + col) + values[s];
-      atomicOr(mask + col / 32, 1u << (col % 32));
-    }
-    __threadfence();
-    __syncthreads();
-    if (part + 1 < parts) {
-      if (rank == 0) flag.store(part + 1, ::cuda::memory_order_release);
-      continue;  // (draw_row's barrier frees the table)
-    }
-    // the last part: C's row, each thread a run of the mask's words, their
-    // bits ranked by a scan of the runs' counts
-    const int per_thread = (words + threads - 1) / threads;
-    const int w_first = min(words, rank * per_thread);
-    const int w_last = min(words, w_first + per_thread);
-    long long bits = 0, total = 0;
-    for (int w = w_first; w < w_last; ++w) bits += __popc(__ldcg(mask + w));
-    long long place = group_exclusive_sum(bits, rank, threads, partial, total);
-    const Offset out = args.c_begin(row);
-    const long long len = static_cast<long long>(args.c_end(row) - out);
-    for (int w = w_first; w < w_last; ++w) {
-      for (uint32_t set = __ldcg(mask + w); set != 0; set &= set - 1, ++place) {
-        const int col = w * 32 + __ffs(set) - 1;
-        if (place < len) {
-          args.c_cols[out + place] = static_cast<Col>(col + args.c_base);
-          args.c_values[out + place] = load_past_l1(dense + col);
+    const bool to_c = part + 1 == parts;  // (else into the row's arrays)
+    if (part > 0 || !to_c) {
+      // (the first part writes every column, 0 where it has nothing; a
+      // later one those it has, and the last takes the others' sums as
+      // they are)
+      for (int c0 = rank; c0 < width; c0 += kSplitRowsAddBatch * threads) {
+        bool own[kSplitRowsAddBatch];
+        Value before[kSplitRowsAddBatch];
+#pragma unroll
+        for (int j = 0; j < kSplitRowsAddBatch; ++j) {
+          const int c = c0 + j * threads;
+          own[j] = c < width && (part == 0 || !(acc.free_bits[c >> 5] >> (c & 31) & 1u));
+          before[j] = part > 0 && c < width && (own[j] || to_c) ? load_past_l1(dense + c)
+                                                                : Value(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kSplitRowsAddBatch; ++j) {
+          const int c = c0 + j * threads;
+          if (own[j] && to_c) acc.values[c] = before[j] + acc.values[c];
+          else if (own[j]) dense[c] = before[j] + acc.values[c];
+          else if (to_c && c < width) acc.values[c] = before[j];
         }
       }
+      __syncthreads();  // (the last part's own columns were read above)
+      for (int w = rank; w < words; w += threads) {
+        const uint32_t used = ~acc.free_bits[w];
+        const uint32_t all = part > 0 ? load_past_l1(mask + w) | used : used;
+        if (to_c) acc.free_bits[w] = ~all;
+        else mask[w] = all;
+      }
     }
+    if (!to_c) {
+      __threadfence();
+      __syncthreads();
+      if (rank == 0) flag.store(part + 1, ::cuda::memory_order_release);
+      continue;  // (draw_row's barrier frees the slots)
+    }
+    __syncthreads();
+    const Offset out = args.c_begin(row);
+    write_direct_row(acc, width, rank, threads, args, out, static_cast<int>(args.c_end(row) - out),
+                     partial);
   }
 }
 
@@ -643,8 +662,9 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
         const size_t smem = b.ordered_smem_bytes;
         const int grid = grid_for(static_cast<long long>(rows_in_set) * s.split.parts, 1,
                                   resident_blocks(kernel, threads, smem, limits));
-        kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                                s.split);
+        SplitRows split = s.split;
+        split.table = b.spec.table_size;
+        kernel<<<grid, threads, smem, stream>>>(args, set, split);
         SPGEMM_CUDA_CHECK_LAUNCH();
         return;
       }

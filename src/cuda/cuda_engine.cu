@@ -363,13 +363,15 @@ class CudaEngine final : public Engine {
     const int rows = s.host_counts->count[last];
     const int parts = split_row_parts(rows, ctx_.limits().sm_count);
     const auto width = static_cast<int>(in.B->cols);
+    const int table = numeric_layout_.hash[last].spec.table_size;
     const size_t bytes = split_rows_scratch_bytes(rows, width, sizeof(Value));
     if (parts == 0 || static_cast<double>(bytes) > kSplitRowsMaxShareOfC *
                                                        static_cast<double>(c.nnz) *
                                                        (sizeof(Value) + sizeof(Col)))
       return {};
     scratch.reallocate(ctx_, bytes);
-    const SplitRows split = SplitRows::of(scratch.get(), parts, width, rows, sizeof(Value));
+    const SplitRows split =
+        SplitRows::of(scratch.get(), parts, width, table, rows, sizeof(Value));
     SPGEMM_CUDA_CHECK(
         cudaMemsetAsync(split.flags, 0, SplitRows::zeroed_bytes(rows), ctx_.stream()));
     return split;

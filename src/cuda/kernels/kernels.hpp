@@ -48,7 +48,7 @@ void with_sort_registers(int k, F&& f) {
 struct SplitRows {
   int parts = 0;
   int width = 0;                // B's columns
-  int table = 0;                // the slots of the bin's table (>= width; set at the launch)
+  int table = 0;                // the slots of the bin's table (>= width)
   void* dense = nullptr;        // [rows][width] values
   uint32_t* masks = nullptr;    // [rows][words()]: the columns the parts found
   int* flags = nullptr;         // [rows]: the parts that have added theirs (zeroed)
@@ -57,8 +57,9 @@ struct SplitRows {
   __host__ __device__ int words() const { return (width + 31) / 32; }
   // The scratch at `at` for `rows` rows; its last `zeroed_bytes` bytes must
   // read zero before the launch.
-  static SplitRows of(unsigned char* at, int parts, int width, int rows, size_t value_bytes) {
-    SplitRows s{parts, width};
+  static SplitRows of(unsigned char* at, int parts, int width, int table, int rows,
+                      size_t value_bytes) {
+    SplitRows s{parts, width, table};
     s.dense = at;
     s.masks = reinterpret_cast<uint32_t*>(at + static_cast<size_t>(rows) * width * value_bytes);
     s.flags = reinterpret_cast<int*>(s.masks + static_cast<size_t>(rows) * s.words());

@@ -662,9 +662,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
         const size_t smem = b.ordered_smem_bytes;
         const int grid = grid_for(static_cast<long long>(rows_in_set) * s.split.parts, 1,
                                   resident_blocks(kernel, threads, smem, limits));
-        SplitRows split = s.split;
-        split.table = b.spec.table_size;
-        kernel<<<grid, threads, smem, stream>>>(args, set, split);
+        kernel<<<grid, threads, smem, stream>>>(args, set, s.split);
         SPGEMM_CUDA_CHECK_LAUNCH();
         return;
       }

@@ -297,9 +297,11 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // pipeline, none of the 14 other inputs measured slower by more than 1%
 // but hub:60000:30000:3000:8 (8.39 ms, against 8.62 and 8.09 in two runs
 // without the move; docs/performance.md, twelfth session); at 32768 terms
-// orani678 gained the same. Splitting such rows further, among up to 16
-// blocks by their columns (a slice each, written behind the columns the
-// slices before it published), was tried and dropped: orani678's numeric
+// orani678 gained the same. Where that bin has few rows they are split
+// among blocks by their entries of A (split_row_parts below); splitting
+// them among up to 16 blocks by their columns (a slice each, written
+// behind the columns the slices before it published) was tried and
+// dropped: orani678's numeric
 // phase 0.229 -> 0.207 ms at best, the kernel 241 -> 108 us, each slice
 // still walking all the row's entries of A (a search for its ends in each
 // row of B), and rows of many entries over short rows of B lost
@@ -322,7 +324,13 @@ inline constexpr int kHeavyRowTerms = 16384;
 // row's entries; here a part walks only its own, and waits only to add.
 // At most kSplitRowsMaxParts parts a row: each part's adds wait for the
 // part before. For B whose columns fit the bin's table (direct slots) and
-// a scratch of at most kSplitRowsMaxShareOfC of C's bytes.
+// a scratch of at most kSplitRowsMaxShareOfC of C's bytes. H200 fp64,
+// numeric phase: orani678 0.227 -> 0.171 ms, again 0.228 -> 0.150, its
+// last bin's kernel 241 -> 69 us; longrows:4000:12:2000:4 (12 rows of ~20 K
+// terms: 2 parts) 0.068 -> 0.067. Through a hash table, the adds a chain
+// of dependent loads per slot, the parts cost ~12 us each: that kernel 115
+// us, and that longrows 0.065 -> 0.120 with 8 parts a row
+// (docs/performance.md, forty-fifth session).
 inline constexpr int kSplitRowsMaxParts = 8;
 inline constexpr long long kSplitRowsPartTerms = 8192;
 inline constexpr int kSplitRowsAddBatch = 4;

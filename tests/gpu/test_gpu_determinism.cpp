@@ -51,7 +51,8 @@ struct Spec {
 // only: the oracle takes seconds) more than 8192 entries (dense windows),
 // from long rows of A or from one long row of B shared by many rows, also
 // wider than one window (window by window, or where the row fits, at its
-// columns' ranks), and the last hash bin's few rows split among blocks.
+// columns' ranks); and the last hash bin's few rows split among blocks, in
+// every value type.
 const Spec kSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
@@ -81,13 +82,14 @@ const Spec kLongSpecs[] = {
     // blocks take whole after each chunk's numbered terms
     // (kernels/ordered_loop.cuh's add_row_in_order)
     {"longrows:10000:800:1000:4", [] { return generate("longrows:10000:800:1000:4"); }},
-    // 8 rows of about 90,000 terms and at most 3,000 entries (B's columns),
-    // the last hash bin's only rows: without D, in the deterministic mode,
-    // each split among blocks that add their parts in turn
-    // (kernels/numeric.cuh's split_numeric_kernel) on a device of at least
-    // 16 SMs; the other rows about 1,600 terms (6 M products: not small)
-    {"longrows:3000:8:2000:40", [] { return generate("longrows:3000:8:2000:40"); }},
 };
+// 8 rows of about 90,000 terms and at most 3,000 entries (B's columns),
+// the last hash bin's only rows: without D, in the deterministic mode,
+// each split among blocks that add their parts in turn
+// (kernels/numeric.cuh's split_numeric_kernel) on a device of at least 16
+// SMs; the other rows about 1,600 terms (6 M products: not small).
+const Spec kSplitSpec = {"longrows:3000:8:2000:40",
+                         [] { return generate("longrows:3000:8:2000:40"); }};
 
 template <class V, class Offset, class Col>
 struct Runs {
@@ -175,6 +177,15 @@ TEST_CASE("GPU results are the same bits on every run: rows of C in dense window
     check_spec<double, int32_t, int32_t>(spec, false);
     check_spec<double, int32_t, int32_t>(spec, true);
   }
+}
+
+TEMPLATE_TEST_CASE("GPU results are the same bits on every run: the last hash bin's rows split",
+                   "[gpu][long]", (Layout<float, int32_t, int32_t>),
+                   (Layout<double, int32_t, int32_t>),
+                   (Layout<std::complex<double>, int64_t, int64_t>)) {
+  using V = typename TestType::Value;
+  check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, false);
+  check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, true);
 }
 
 int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }

@@ -118,6 +118,31 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
   }
 }
 
+// Hash rows of C whose columns span more than the mask their table's free
+// slots hold are put in order in windows (sorting/mask_rank.cuh, up to
+// kMaskSortMaxWindows): 40 rows of A of 100, 200 and 400 entries over
+// 120000 columns, into rows of 4, make rows of C of about 400, 800 and 1600
+// entries across nearly all of them (the 512-entry bin's mask holds 32768
+// columns in fp64, the 1024-entry bin's 65536).
+TEMPLATE_TEST_CASE("GPU SpGEMM on hash rows sorted in windows", "[gpu]", float, double) {
+  Handle handle;
+  for (const char* spec :
+       {"longrows:120000:40:100:4", "longrows:120000:40:200:4", "longrows:120000:40:400:4"}) {
+    const auto A = convert_values<TestType>(generate(spec));
+    const auto reference = reference_spgemm(A, A, TestType(1));
+    const HostCsr<TestType>& C = reference.C;
+    int64_t wide = 0;  // rows of C of 257-2048 entries spanning over 65536 columns
+    for (int64_t r = 0; r < C.rows; ++r) {
+      const int64_t n = C.row_length(r);
+      wide += n > 256 && n <= 2048 &&
+              C.col_ind[C.row_offsets[r + 1] - 1] - C.col_ind[C.row_offsets[r]] > 65536;
+    }
+    INFO(spec << ": " << wide << " wide rows of C");
+    REQUIRE(wide >= 30);
+    check_product<TestType>(handle.h, A, A, TestType(0.5), spec);
+  }
+}
+
 // Rows of A that name rows of B longer than a block has threads: in the
 // symbolic phase's last bin, a row naming at most kDeferredBRows (32) of them
 // has its block number and take their terms after the rest, a row naming

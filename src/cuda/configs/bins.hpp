@@ -479,7 +479,8 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // empty keys to a power of two, sorting/*_compact.cuh), is put in order by
 // rank counting (sorting/rank_scatter.cuh) up to this many entries, beyond
 // by a bitmask over its columns' span (sorting/mask_rank.cuh) where that
-// fits the table's free slots, else, in a warp's table of at most 256
+// fits the table's free slots (a block's: in up to kMaskSortMaxWindows
+// windows), else, in a warp's table of at most 256
 // compacted slots, in registers (sorting/warp_packed_sort.cuh), else by a
 // bitonic network in shared memory (sorting/bitonic.cuh). Rank counting costs n^2/32
 // compares per thread of a warp against the network's log^2 passes of
@@ -489,6 +490,25 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // threads active on qh1484 per ncu; compacting first made no difference
 // beyond noise on the bench, H100.)
 inline constexpr int kRankSortMaxEntries = 64;
+
+// The windows a block's mask sort (sorting/mask_rank.cuh) may take, one
+// after another, where its row's column range is wider than the mask the
+// table's free slots hold. A window costs a pass over the n entries and
+// five barriers; the bitonic network it replaces log2(n) (log2(n) + 1) / 2
+// barriers, each with n / (2 threads) exchanges: 55 for the 1024 entries of
+// 256 threads, 45 for 512 of 128, the same order as 8 windows. Rows of 100 K
+// columns (powerlaw:100000) need 4 windows of fp64 in the 512-entry bin, 2
+// in the 1024-entry one.
+inline constexpr int kMaskSortMaxWindows = 8;
+
+// The mask sort's word positions are 16-bit: every table must have fewer
+// than 2^16 slots.
+constexpr bool tables_fit_mask_positions() {
+  for (const HashBinSpec& b : kHashBins)
+    if (b.table_size > 65536) return false;
+  return true;
+}
+static_assert(tables_fit_mask_positions(), "mask positions (sorting/mask_rank.cuh) are 16-bit");
 
 // Threads per block of the dense-window (long row) kernels: one row per
 // block, all of the block's shared memory for the window. Half as many

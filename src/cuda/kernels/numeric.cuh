@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
       if constexpr (Ordered && G == Group::block) {
         const MaskSpace space =
             space_at(scratch.start, ordered_scratch_bytes(threads, sizeof(Offset)));
-        if (scatter_sorted_by_mask(group, keys, values, table, space, len, args.c_base,
+        if (scatter_sorted_by_mask(group, keys, values, table, space, 1, len, args.c_base,
                                    args.c_cols + out, args.c_values + out, partial)) {
           group.sync();  // the table and the scratch are reused by the next row
           continue;
@@ -160,7 +160,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
         scatter_sorted_by_rank(group, keys, values, sort_length, len, args.c_base,
                                args.c_cols + out, args.c_values + out);
       } else if (!scatter_sorted_by_mask(group, keys, values, sort_length,
-                                         space_past(keys, values, sort_length, table), len,
+                                         space_past(keys, values, sort_length, table),
+                                         G == Group::block ? kMaskSortMaxWindows : 1, len,
                                          args.c_base, args.c_cols + out, args.c_values + out,
                                          partial)) {
         if constexpr (G == Group::warp) {

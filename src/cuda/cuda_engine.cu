@@ -196,8 +196,9 @@ class CudaEngine final : public Engine {
     const int64_t width = shapes.B->cols;
     const size_t split =
         width <= kHashBins[kHashBinCount - 1].table_size
-            ? split_rows_scratch_bytes(std::min<int64_t>(rows, ctx_.limits().sm_count / 2),
-                                       width, sizeof(Value))
+            ? SplitRowsLayout(std::min<int64_t>(rows, ctx_.limits().sm_count / 2), width,
+                              sizeof(Value))
+                  .end
             : 0;
     return DeviceBuffer<unsigned char>::workspace_bytes(AnalysisBuffers::bytes(rows, 2)) +
            DeviceBuffer<unsigned char>::workspace_bytes(total_and_scan_temp_bytes(rows)) +
@@ -364,16 +365,15 @@ class CudaEngine final : public Engine {
     const int parts = split_row_parts(rows, ctx_.limits().sm_count);
     const auto width = static_cast<int>(in.B->cols);
     const int table = numeric_layout_.hash[last].spec.table_size;
-    const size_t bytes = split_rows_scratch_bytes(rows, width, sizeof(Value));
-    if (parts == 0 || static_cast<double>(bytes) > kSplitRowsMaxShareOfC *
-                                                       static_cast<double>(c.nnz) *
-                                                       (sizeof(Value) + sizeof(Col)))
+    const SplitRowsLayout layout(rows, width, sizeof(Value));
+    if (parts == 0 || static_cast<double>(layout.end) > kSplitRowsMaxShareOfC *
+                                                            static_cast<double>(c.nnz) *
+                                                            (sizeof(Value) + sizeof(Col)))
       return {};
-    scratch.reallocate(ctx_, bytes);
-    const SplitRows split =
-        SplitRows::of(scratch.get(), parts, width, table, rows, sizeof(Value));
+    scratch.reallocate(ctx_, layout.end);
+    const SplitRows split = SplitRows::of(scratch.get(), parts, width, table, layout);
     SPGEMM_CUDA_CHECK(
-        cudaMemsetAsync(split.flags, 0, SplitRows::zeroed_bytes(rows), ctx_.stream()));
+        cudaMemsetAsync(split.flags, 0, layout.zeroed_bytes(), ctx_.stream()));
     return split;
   }
 

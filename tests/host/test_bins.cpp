@@ -174,7 +174,7 @@ TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as
           "[bins]") {
   using spgemm::cuda::kSplitRowsMaxParts;
   using spgemm::cuda::split_row_parts;
-  using spgemm::cuda::split_rows_scratch_bytes;
+  using spgemm::cuda::SplitRowsLayout;
   CHECK(split_row_parts(0, 132) == 0);
   CHECK(split_row_parts(9, 132) == kSplitRowsMaxParts);  // orani678's heavy rows
   CHECK(split_row_parts(22, 132) == 6);
@@ -183,6 +183,14 @@ TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as
   CHECK(split_row_parts(1, 3) == 3);
   CHECK(split_row_parts(1, 1) == 0);
   CHECK(split_row_parts(1, 2) == 2);
-  // values, a mask word per 32 columns and a flag a row, and the counter
-  CHECK(split_rows_scratch_bytes(9, 2529, 8) == 9 * (2529 * 8 + 4 * 80 + 4) + 16);
+  // orani678's 9 rows of 2529 columns in fp64: values, a mask word per 32
+  // columns, one after the other, then the flags and the counter, zeroed
+  const SplitRowsLayout layout(9, 2529, 8);
+  CHECK(layout.masks == 9 * 2529 * 8);
+  CHECK(layout.flags == layout.masks + 9 * 80 * 4);
+  CHECK(layout.draws == layout.flags + 9 * 4);
+  CHECK(layout.end == layout.draws + 4);
+  CHECK(layout.zeroed_bytes() == 9 * 4 + 4);
+  CHECK(layout.masks % 4 == 0);
+  CHECK(SplitRowsLayout(3, 33, 16).flags == 3 * 33 * 16 + 3 * 2 * 4);  // complex double
 }

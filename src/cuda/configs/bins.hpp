@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace spgemm::cuda {
@@ -343,14 +344,20 @@ inline int split_row_parts(long long rows_in_bin, int sm_count) {
   return static_cast<int>(std::min<long long>(kSplitRowsMaxParts, sm_count / rows_in_bin));
 }
 
-// The scratch of `rows` split rows of `width` columns: a dense array of
-// values and a bitmask of the columns a row, a flag a row and the counter
-// the blocks draw from (split_numeric_kernel).
-inline size_t split_rows_scratch_bytes(long long rows, long long width, size_t value_bytes) {
-  const long long words = (width + 31) / 32;
-  return static_cast<size_t>(rows * (width * static_cast<long long>(value_bytes) + 4 * words + 4) +
-                             16);
-}
+// The scratch of `rows` split rows of `width` columns (split_numeric_kernel;
+// kernels.hpp's SplitRows::of lays it out): a dense array of values and a
+// bitmask of the columns a row, then a flag a row and the counter the
+// blocks draw from, which must read zero before the launch. Byte offsets
+// from its start; `end` its size.
+struct SplitRowsLayout {
+  size_t masks, flags, draws, end;
+  SplitRowsLayout(long long rows, long long width, size_t value_bytes)
+      : masks(static_cast<size_t>(rows * width) * value_bytes),
+        flags(masks + sizeof(uint32_t) * static_cast<size_t>(rows * ((width + 31) / 32))),
+        draws(flags + sizeof(int) * static_cast<size_t>(rows)),
+        end(draws + sizeof(unsigned)) {}
+  size_t zeroed_bytes() const { return end - flags; }
+};
 
 // Rows of B of at least as many entries as the block has threads, which a
 // block's sub-group of `lanes` threads would step through alone while the

@@ -43,7 +43,7 @@ void with_sort_registers(int k, F&& f) {
 
 // The last hash bin's rows split among blocks in the numeric phase
 // (configs/bins.hpp's split_row_parts; numeric.cuh's split_numeric_kernel),
-// and their scratch (split_rows_scratch_bytes, laid out by `of`): parts 0
+// and their scratch (configs/bins.hpp's SplitRowsLayout): parts 0
 // where they are not split.
 struct SplitRows {
   int parts = 0;
@@ -55,18 +55,16 @@ struct SplitRows {
   unsigned* draws = nullptr;    // the items the blocks have drawn (zeroed)
 
   __host__ __device__ int words() const { return (width + 31) / 32; }
-  // The scratch at `at` for `rows` rows; its last `zeroed_bytes` bytes must
-  // read zero before the launch.
-  static SplitRows of(unsigned char* at, int parts, int width, int table, int rows,
-                      size_t value_bytes) {
+  // The scratch at `at` (`layout`'s end bytes) for its rows.
+  static SplitRows of(unsigned char* at, int parts, int width, int table,
+                      const SplitRowsLayout& layout) {
     SplitRows s{parts, width, table};
     s.dense = at;
-    s.masks = reinterpret_cast<uint32_t*>(at + static_cast<size_t>(rows) * width * value_bytes);
-    s.flags = reinterpret_cast<int*>(s.masks + static_cast<size_t>(rows) * s.words());
-    s.draws = reinterpret_cast<unsigned*>(s.flags + rows);
+    s.masks = reinterpret_cast<uint32_t*>(at + layout.masks);
+    s.flags = reinterpret_cast<int*>(at + layout.flags);
+    s.draws = reinterpret_cast<unsigned*>(at + layout.draws);
     return s;
   }
-  static size_t zeroed_bytes(int rows) { return sizeof(int) * rows + sizeof(unsigned); }
 };
 
 // Which kernels run on which rows of C: the bins of binned_rows (bin counts

@@ -512,7 +512,7 @@ inline constexpr int kMaskSortMaxWindows = 8;
 // than 2^16 slots.
 constexpr bool tables_fit_mask_positions() {
   for (const HashBinSpec& b : kHashBins)
-    if (b.table_size > 65536) return false;
+    if (b.table_size >= 65536) return false;
   return true;
 }
 static_assert(tables_fit_mask_positions(), "mask positions (sorting/mask_rank.cuh) are 16-bit");

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# One call on the device machine: an A/B of two libraries under one
+# spgemm-bench. Builds this tree's library and spgemm-bench (build/, the
+# default preset, so a later full build there is incremental), then runs
+# the bench ROUNDS times with the base library and with this tree's, in
+# turn, each run's CSV tagged with its name, and prints bench/ab_table.py's
+# table of the medians' fields. The base library comes as an xz'd
+# libspgemm.so.0 (built elsewhere for sm_90 from the base commit).
+# AB_BUILD_ALL=1 builds every target (the tests too, for a later ctest);
+# AB_MATRIX_DIR is the tests' matrix folder then.
+# Usage (device tool, carry [".devstage/prefix", <base.xz's folder>, <matrices>]):
+#   bench/device_ab.sh BASE_LIB_XZ ROUNDS SPGEMM_BENCH_ARGS...
+set -uo pipefail
+base_xz=${1:?usage: bench/device_ab.sh BASE_LIB_XZ ROUNDS ARGS...}
+rounds=${2:?usage: bench/device_ab.sh BASE_LIB_XZ ROUNDS ARGS...}
+shift 2
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
+prefix="$root/.devstage/prefix/usr"
+export PATH="$PATH:/usr/local/cuda/bin"
+
+mkdir -p /tmp/ab/base
+xz -dc "$base_xz" > /tmp/ab/base/libspgemm.so.0 &
+start=$(date +%s)
+targets=(--target spgemm spgemm-bench)
+[ -n "${AB_BUILD_ALL:-}" ] && targets=()
+fortran=$(command -v gfortran || command -v gfortran-13 || true)  # (as device_run.sh)
+cmake --preset default -DCMAKE_PREFIX_PATH="$prefix" ${fortran:+-DCMAKE_Fortran_COMPILER="$fortran"} \
+  ${AB_MATRIX_DIR:+-DSPGEMM_MATRIX_DIR="$AB_MATRIX_DIR"} > "$OUT/ab-build.log" 2>&1 &&
+  cmake --build --preset default -j 16 "${targets[@]}" >> "$OUT/ab-build.log" 2>&1 ||
+  { tail -30 "$OUT/ab-build.log"; exit 1; }
+wait
+echo "build: $(($(date +%s) - start)) s"
+mkdir -p /tmp/ab/new && cp -L build/libspgemm.so.0 /tmp/ab/new/
+
+fmt_dir=$(dirname "$(find "$prefix" -name 'libfmt.so*' | head -1)")
+for r in $(seq 1 "$rounds"); do
+  for lib in base new; do
+    LD_LIBRARY_PATH="/tmp/ab/$lib:$fmt_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      build/bench/spgemm-bench "$@" --csv "/tmp/ab/$lib$r.csv" > "/tmp/ab/$lib$r.txt" 2>&1 ||
+      { echo "run $lib$r failed"; tail -20 "/tmp/ab/$lib$r.txt"; }
+  done
+done
+for r in $(seq 1 "$rounds"); do
+  for lib in base new; do
+    awk -v t="$lib$r" 'NR==1{print "run," $0; next}{print t "," $0}' "/tmp/ab/$lib$r.csv"
+  done
+done > "$OUT/ab.csv"
+cat /tmp/ab/new1.txt > "$OUT/ab-new1.txt"
+python3 bench/ab_table.py "$OUT/ab.csv" --field lib_numeric_ms --field lib_numeric_again_ms \
+  --field lib_total_ms > "$OUT/ab-table.txt"
+python3 - "$OUT/ab.csv" <<'PY'  # medians over the rounds, base / new
+import csv, statistics, sys
+fields = ["lib_symbolic_ms", "lib_numeric_ms", "lib_numeric_again_ms",
+          "lib_numeric_unordered_ms", "lib_total_ms"]
+runs = {}
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["run"] != "run":
+        runs.setdefault(row["name"], []).append(row)
+print(f"{'input':28}" + "".join(f"{f[4:-3]:>22}" for f in fields))
+for name, rows in runs.items():
+    def med(lib, f):
+        xs = [float(r[f]) for r in rows if r["run"].startswith(lib) and r[f] not in ("", "nan")]
+        return statistics.median(xs) if xs else float("nan")
+    print(f"{name[:28]:28}" + "".join(f"{med('base', f):>11.4g}/{med('new', f):<10.4g}"
+                                      for f in fields))
+PY
+# registers and stack of the numeric kernels, base against new
+for lib in base new; do
+  cuobjdump -res-usage "/tmp/ab/$lib/libspgemm.so.0" 2>/dev/null |
+    awk '/Function/{f=$2} /REG:/{print f, $1, $2, $4}' | grep numeric_kernel | LC_ALL=C sort > "/tmp/ab/res-$lib.txt"
+done
+LC_ALL=C join -j1 <(awk '{print $1, $2 "_" $3 "_" $4}' /tmp/ab/res-base.txt) \
+  <(awk '{print $1, $2 "_" $3 "_" $4}' /tmp/ab/res-new.txt) | awk '$2 != $3' > "$OUT/ab-res-changed.txt"
+echo "numeric kernels whose resources changed: $(wc -l < "$OUT/ab-res-changed.txt") of $(wc -l < /tmp/ab/res-new.txt)"

@@ -3,6 +3,7 @@
 run in turn in one call, each run's CSV tagged with its name).
 
   bench/ab_table.py RUNS.csv [--field lib_total_ms] [--field lib_symbolic_ms] [--markdown]
+                   [--medians]
 
 RUNS.csv: spgemm-bench CSVs concatenated, each row prefixed by a `run`
 column (repeated header lines are skipped), e.g. on the device machine:
@@ -12,9 +13,13 @@ column (repeated header lines are skipped), e.g. on the device machine:
   done > runs.csv
 
 Prints one line per input, one column per run and field, in the order the
-runs and inputs first appear."""
+runs and inputs first appear. --medians: one column per library and field
+instead, the median over its rounds (runs named library + round number,
+old1 old2 ... -> old)."""
 import argparse
 import csv
+import re
+import statistics
 
 
 def load(path):
@@ -37,15 +42,41 @@ def cell(row, field):
         return "-"
 
 
+def medians(runs, names, value, fields):
+    """The runs grouped by name less the round number, each field the
+    median over the group's runs that have it."""
+    libs = list(dict.fromkeys(re.sub(r"\d+$", "", r) for r in runs))
+    merged = {}
+    for lib in libs:
+        mine = [r for r in runs if re.sub(r"\d+$", "", r) == lib]
+        for n in names:
+            row = {}
+            for f in fields:
+                xs = []
+                for r in mine:
+                    try:
+                        xs.append(float(value[r, n][f]))
+                    except (KeyError, TypeError, ValueError):
+                        pass
+                if xs:
+                    row[f] = statistics.median(xs)
+            merged[lib, n] = row
+    return libs, merged
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs")
     p.add_argument("--field", action="append", help="a CSV column (default lib_total_ms)")
     p.add_argument("--markdown", action="store_true", help="a Markdown table")
+    p.add_argument("--medians", action="store_true",
+                   help="the median of each library's rounds (runs named library + round)")
     args = p.parse_args()
     fields = args.field or ["lib_total_ms"]
     runs, names, value = load(args.runs)
+    if args.medians:
+        runs, value = medians(runs, names, value, fields)
     head = ["input"] + [f"{r} {f}" for f in fields for r in runs]
     lines = [[n] + [cell(value.get((r, n)), f) for f in fields for r in runs] for n in names]
     if args.markdown:

@@ -4,7 +4,7 @@
 # default preset, so a later full build there is incremental), then runs
 # the bench ROUNDS times with the base library and with this tree's, in
 # turn, each run's CSV tagged with its name, and prints bench/ab_table.py's
-# table of the medians' fields. The base library comes as an xz'd
+# table of both libraries' medians. The base library comes as an xz'd
 # libspgemm.so.0 (built elsewhere for sm_90 from the base commit).
 # AB_BUILD_ALL=1 builds every target (the tests too, for a later ctest);
 # AB_MATRIX_DIR is the tests' matrix folder then.
@@ -46,30 +46,16 @@ for r in $(seq 1 "$rounds"); do
     awk -v t="$lib$r" 'NR==1{print "run," $0; next}{print t "," $0}' "/tmp/ab/$lib$r.csv"
   done
 done > "$OUT/ab.csv"
-cat /tmp/ab/new1.txt > "$OUT/ab-new1.txt"
-python3 bench/ab_table.py "$OUT/ab.csv" --field lib_numeric_ms --field lib_numeric_again_ms \
-  --field lib_total_ms > "$OUT/ab-table.txt"
-python3 - "$OUT/ab.csv" <<'PY'  # medians over the rounds, base / new
-import csv, statistics, sys
-fields = ["lib_symbolic_ms", "lib_numeric_ms", "lib_numeric_again_ms",
-          "lib_numeric_unordered_ms", "lib_total_ms"]
-runs = {}
-for row in csv.DictReader(open(sys.argv[1])):
-    if row["run"] != "run":
-        runs.setdefault(row["name"], []).append(row)
-print(f"{'input':28}" + "".join(f"{f[4:-3]:>22}" for f in fields))
-for name, rows in runs.items():
-    def med(lib, f):
-        xs = [float(r[f]) for r in rows if r["run"].startswith(lib) and r[f] not in ("", "nan")]
-        return statistics.median(xs) if xs else float("nan")
-    print(f"{name[:28]:28}" + "".join(f"{med('base', f):>11.4g}/{med('new', f):<10.4g}"
-                                      for f in fields))
-PY
-# registers and stack of the numeric kernels, base against new
+cp /tmp/ab/new1.txt "$OUT/ab-new1.txt"
+fields=()
+for f in symbolic numeric numeric_again numeric_unordered total; do fields+=(--field "lib_${f}_ms"); done
+python3 bench/ab_table.py "$OUT/ab.csv" "${fields[@]}" > "$OUT/ab-table.txt"
+python3 bench/ab_table.py "$OUT/ab.csv" --medians "${fields[@]}"
+# registers, stack and local memory of the numeric kernels, base against new
 for lib in base new; do
   cuobjdump -res-usage "/tmp/ab/$lib/libspgemm.so.0" 2>/dev/null |
-    awk '/Function/{f=$2} /REG:/{print f, $1, $2, $4}' | grep numeric_kernel | LC_ALL=C sort > "/tmp/ab/res-$lib.txt"
+    awk '/Function/{f=$2} /REG:/{print f, $1 "_" $2 "_" $4}' | grep numeric_kernel |
+    LC_ALL=C sort > "/tmp/ab/res-$lib.txt"
 done
-LC_ALL=C join -j1 <(awk '{print $1, $2 "_" $3 "_" $4}' /tmp/ab/res-base.txt) \
-  <(awk '{print $1, $2 "_" $3 "_" $4}' /tmp/ab/res-new.txt) | awk '$2 != $3' > "$OUT/ab-res-changed.txt"
+LC_ALL=C join /tmp/ab/res-base.txt /tmp/ab/res-new.txt | awk '$2 != $3' > "$OUT/ab-res-changed.txt"
 echo "numeric kernels whose resources changed: $(wc -l < "$OUT/ab-res-changed.txt") of $(wc -l < /tmp/ab/res-new.txt)"

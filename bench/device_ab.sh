@@ -7,7 +7,9 @@
 # table of both libraries' medians. The base library comes as an xz'd
 # libspgemm.so.0 (built elsewhere for sm_90 from the base commit).
 # AB_BUILD_ALL=1 builds every target (the tests too, for a later ctest);
-# AB_MATRIX_DIR is the tests' matrix folder then.
+# AB_MATRIX_DIR is the tests' matrix folder then. AB_NEW_DIR, a folder with
+# this tree's libspgemm.so.0 and spgemm-bench built elsewhere
+# (bench/pack_binaries.sh), takes the place of the build.
 # Usage (device tool, carry [".devstage/prefix", <base.xz's folder>, <matrices>]):
 #   bench/device_ab.sh BASE_LIB_XZ ROUNDS SPGEMM_BENCH_ARGS...
 set -uo pipefail
@@ -21,23 +23,29 @@ export PATH="$PATH:/usr/local/cuda/bin"
 
 mkdir -p /tmp/ab/base
 xz -dc "$base_xz" > /tmp/ab/base/libspgemm.so.0 &
-start=$(date +%s)
-targets=(--target spgemm spgemm-bench)
-[ -n "${AB_BUILD_ALL:-}" ] && targets=()
-fortran=$(command -v gfortran || command -v gfortran-13 || true)  # (as device_run.sh)
-cmake --preset default -DCMAKE_PREFIX_PATH="$prefix" ${fortran:+-DCMAKE_Fortran_COMPILER="$fortran"} \
-  ${AB_MATRIX_DIR:+-DSPGEMM_MATRIX_DIR="$AB_MATRIX_DIR"} > "$OUT/ab-build.log" 2>&1 &&
-  cmake --build --preset default -j 16 "${targets[@]}" >> "$OUT/ab-build.log" 2>&1 ||
-  { tail -30 "$OUT/ab-build.log"; exit 1; }
+bench=build/bench/spgemm-bench
+mkdir -p /tmp/ab/new
+if [ -n "${AB_NEW_DIR:-}" ]; then
+  cp -L "$AB_NEW_DIR/libspgemm.so.0" /tmp/ab/new/ && bench="$AB_NEW_DIR/spgemm-bench"
+else
+  start=$(date +%s)
+  targets=(--target spgemm spgemm-bench)
+  [ -n "${AB_BUILD_ALL:-}" ] && targets=()
+  fortran=$(command -v gfortran || command -v gfortran-13 || true)  # (as device_run.sh)
+  cmake --preset default -DCMAKE_PREFIX_PATH="$prefix" ${fortran:+-DCMAKE_Fortran_COMPILER="$fortran"} \
+    ${AB_MATRIX_DIR:+-DSPGEMM_MATRIX_DIR="$AB_MATRIX_DIR"} > "$OUT/ab-build.log" 2>&1 &&
+    cmake --build --preset default -j 16 "${targets[@]}" >> "$OUT/ab-build.log" 2>&1 ||
+    { tail -30 "$OUT/ab-build.log"; exit 1; }
+  echo "build: $(($(date +%s) - start)) s"
+  cp -L build/libspgemm.so.0 /tmp/ab/new/
+fi
 wait
-echo "build: $(($(date +%s) - start)) s"
-mkdir -p /tmp/ab/new && cp -L build/libspgemm.so.0 /tmp/ab/new/
 
 fmt_dir=$(dirname "$(find "$prefix" -name 'libfmt.so*' | head -1)")
 for r in $(seq 1 "$rounds"); do
   for lib in base new; do
     LD_LIBRARY_PATH="/tmp/ab/$lib:$fmt_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      build/bench/spgemm-bench "$@" --csv "/tmp/ab/$lib$r.csv" > "/tmp/ab/$lib$r.txt" 2>&1 ||
+      "$bench" "$@" --csv "/tmp/ab/$lib$r.csv" > "/tmp/ab/$lib$r.txt" 2>&1 ||
       { echo "run $lib$r failed"; tail -20 "/tmp/ab/$lib$r.txt"; }
   done
 done

@@ -489,22 +489,40 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 // wrote and only get values (src/cuda/kernels/known_columns.cuh), unless
 // they were changed: then the row is computed in full. Rows in warp tables
 // (uniform:3000:12, a small product: one warp kernel for all rows, no bins;
-// banded:3000:16, whose warps take rows of B whole), block tables
-// (banded:3000:200) and dense windows (4 x 1 times a 1 x 40000 row with
-// 20000 entries: C's rows are longer than any table); and rows of at most
-// 64 terms (poisson2d:30, small too), which every numeric phase sorts
-// afresh.
+// banded:3000:16, whose warps take rows of B whole), block tables in the
+// lean instance of the block kernel (banded:3000:200: 3000 rows of about 800
+// entries in blocks of 256 threads), block tables in its regular instance
+// (rows of 2049-8192 entries, in blocks of 512 and 1024 threads) summed at
+// their columns' ranks (B of 20,000 columns: the range's mask fits the
+// table's keys) and claimed in the table (B of 400,000 columns: wider than
+// the mask the keys hold, 16 columns a slot), dense windows (4 x 1 times a
+// 1 x 40000 row with 20000 entries: C's rows are longer than any table);
+// and rows of at most 64 terms (poisson2d:30, small too), which every
+// numeric phase sorts afresh.
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
   Handle handle;
   const auto banded = generate("banded:3000:200");
+  const auto few = random_rect(300, 300, 0.007, 13);  // about 2 entries a row
   const Case cases[] = {
       {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},
       {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
       {"banded:3000:16", generate("banded:3000:16"), generate("banded:3000:16")},
       {"banded:3000:200", banded, banded},
+      {"300 x 300 * 300 x 20000", few, random_rect(300, 20000, 0.1, 14)},
+      {"300 x 300 * 300 x 400000", few, random_rect(300, 400000, 0.005, 15)},
       {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
   };
+  // (the products over B of 20,000 and 400,000 columns reach the bins of
+  // 512 and 1024 threads: rows of C of 2049-8192 entries)
+  for (const Case& c : {cases[4], cases[5]}) {
+    const HostCsr<double> C = reference_spgemm(c.A, c.B, 1.0).C;
+    int64_t long_rows = 0;
+    for (int64_t r = 0; r < C.rows; ++r)
+      long_rows += C.row_length(r) > 2048 && C.row_length(r) <= 8192;
+    INFO(c.name << ": " << long_rows << " rows of 2049-8192 entries");
+    REQUIRE(long_rows >= 100);
+  }
   // Changes to a few rows that keep nothing else in C wrong: unsorted,
   // a column the row has no term in (still ascending), out of range,
   // (long rows) a first column past the row's first term, and valid

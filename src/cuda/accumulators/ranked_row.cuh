@@ -21,18 +21,23 @@ inline constexpr size_t kRankedBytesPer32Columns = 2 * sizeof(uint32_t);
 struct RankedColumns {
   WindowBitmask mask;  // bit c: column lo + c is one of the row's
   int* before;         // [words]: the row's columns in the words before each
-  long long lo;
+  int lo;
   int span;            // columns in the range
 
+  // The column's place in the range, or at least span outside it (columns
+  // and lo are non-negative, so the difference fits an int).
+  __device__ __forceinline__ unsigned offset_of(int col) const {
+    return static_cast<unsigned>(col - lo);
+  }
   // (a column outside the range is left out: its terms then find no rank)
   __device__ __forceinline__ void mark(int col) const {
-    const long long offset = col - lo;
-    if (offset >= 0 && offset < span) mask.set(static_cast<int>(offset));
+    const unsigned offset = offset_of(col);
+    if (offset < static_cast<unsigned>(span)) mask.set(static_cast<int>(offset));
   }
   // The column's rank in the row; -1 if it is not one of the row's columns.
   __device__ __forceinline__ int rank(int col) const {
-    const long long offset = col - lo;
-    if (offset < 0 || offset >= span) return -1;
+    const unsigned offset = offset_of(col);
+    if (offset >= static_cast<unsigned>(span)) return -1;
     const uint32_t word = mask.words[offset >> 5];
     const uint32_t bit = 1u << (offset & 31);
     if ((word & bit) == 0) return -1;

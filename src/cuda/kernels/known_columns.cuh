@@ -8,11 +8,13 @@
 // distinct columns (the symbolic phase counted them), so those checks make
 // them exactly the row's columns. Any other row (its columns overwritten or
 // poisoned by the caller, say) is computed in full, as the first time. Hash
-// rows claim the columns in their table; sort-bin rows hold them in
-// registers and search them.
+// rows of blocks and dense rows mark them in a bitmask over their range and
+// sum each term at its column's rank where that fits; other hash rows claim
+// them in their table; sort-bin rows hold them in registers and search them.
 #pragma once
 
 #include "cuda/accumulators/hash_table.cuh"
+#include "cuda/accumulators/ranked_row.cuh"
 #include "cuda/accumulators/register_row.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
@@ -112,6 +114,55 @@ __device__ bool known_column_range(const NumericArgs<Value, Offset, Col>& args, 
   lo = static_cast<int>(first);
   hi = static_cast<int>(last);
   return true;
+}
+
+// A block's reused row whose mask and counts over the range of C's columns
+// (accumulators/ranked_row.cuh; from C's first and last column, [lo, hi])
+// fit `words` 4-byte words at `at`, and its values (at their ranks) fit
+// `value_slots`: ranked is set and true (block-uniform) if they do. Hash
+// rows take the table's keys for the words and its first len values: a
+// column's rank instead of a hashed slot, so no claims, no probing, and
+// the values go out in C's order.
+template <class Value, class Offset, class Col>
+__device__ bool known_ranks_fit(const NumericArgs<Value, Offset, Col>& args, Offset out, int len,
+                                uint32_t* at, int words, int value_slots, RankedColumns& ranked) {
+  int lo, hi;
+  if (len > value_slots || !known_column_range(args, out, len, lo, hi)) return false;
+  const int needed = (hi - lo) / 32 + 1;
+  if (2 * static_cast<long long>(needed) > words) return false;
+  ranked = RankedColumns{{at}, reinterpret_cast<int*>(at) + needed, lo, hi - lo + 1};
+  return true;
+}
+
+// Marks C's known columns of a row (len entries from `out`) in ranked's
+// mask, with each word's count the rank of its first column, and zeroes
+// the row's values at their ranks; returns, block-uniformly, whether the
+// columns are strictly ascending within ranked's range (then the mask holds
+// exactly len of them). Block-collective.
+template <class Value, class Offset, class Col>
+__device__ bool rank_known_columns(const NumericArgs<Value, Offset, Col>& args, Offset out,
+                                   int len, const RankedColumns& ranked, Value* values) {
+  const int rank = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  for (int w = rank; w <= (ranked.span - 1) / 32; w += threads) ranked.mask.words[w] = 0;
+  __syncthreads();
+  const long long after = static_cast<long long>(ranked.lo) + ranked.span;
+  bool bad = false;
+  for_each_known_column<kKnownColumnsBatch, true>(
+      args, out, len, rank, threads, after, [&](int j, long long col, long long next) {
+        if (col < ranked.lo || col >= next) {  // (the last is below `after`)
+          bad = true;
+          return;
+        }
+        ranked.mark(static_cast<int>(col));
+        values[j] = Value(0);
+        const unsigned word = ranked.offset_of(static_cast<int>(col)) / 32;
+        if (j == 0) ranked.before[word] = 0;
+        // (a column past the range is not ascending, and rejected)
+        if (next < after && ranked.offset_of(static_cast<int>(next)) / 32 != word)
+          ranked.before[ranked.offset_of(static_cast<int>(next)) / 32] = j + 1;
+      });
+  return __syncthreads_or(bad) == 0;
 }
 
 // A sort-bin row's columns in C (len entries from `out`) as the elements of

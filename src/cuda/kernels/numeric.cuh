@@ -92,10 +92,46 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   // the one-step chunks of ordered blocks (ordered_loop.cuh's
   // add_one_step_entries) only in the lean instance: see accumulate_row
   constexpr bool kOneStep = MaxThreads <= kLeanBlockThreads;
-  auto accumulate = [&](int row, auto&& locate) {
+  auto accumulate = [&](int row, auto&& locate, Value* into) {
     accumulate_row<Addend, Ordered, G == Group::block, false, kOneStep>(
-        args, row, rank, threads, lanes, scratch, locate, values);
+        args, row, rank, threads, lanes, scratch, locate, into);
     group.sync();
+  };
+  // reuse: whether C's columns are the row's (its values are written then)
+  auto reuse_known_columns = [&](int row, Offset out, int len) {
+    auto all_found = [&](auto&& find, Value* into) {
+      bool missing = false;
+      accumulate(
+          row,
+          [&](int col) {
+            const int at = find(col);
+            missing |= at < 0;
+            return at;
+          },
+          into);
+      return !group_any<G>(missing);
+    };
+    // at their ranks where the range's mask fits the keys; only in the
+    // regular instance (bcsstk33, in the lean one, lost 7% again and 2.5% in
+    // its first numeric phase with them there: docs/performance.md,
+    // forty-seventh session; to be measured)
+    if constexpr (G == Group::block && !kOneStep) {
+      RankedColumns ranked{};
+      if (known_ranks_fit(args, out, len, reinterpret_cast<uint32_t*>(keys), table, table,
+                          ranked)) {
+        const bool known =
+            rank_known_columns(args, out, len, ranked, values) &&
+            all_found([&](int col) { return ranked.rank(col); }, values);
+        if (known)
+          for (int j = rank; j < len; j += threads) args.c_values[out + j] = values[j];
+        return known;
+      }
+    }
+    clear();
+    const bool known = claim_known_columns<G>(args, out, len, rank, threads, map) &&
+                       all_found([&](int col) { return map.find(col); }, values);
+    if (known) write_known_values<G>(args, out, len, rank, threads, map);
+    return known;
   };
 
   const RowSet::View rows = row_set.view();
@@ -105,39 +141,27 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
-    clear();
-    bool known = false;
-    if (reuse) {
-      known = claim_known_columns<G>(args, out, len, rank, threads, map);
-      if (known) {
-        bool missing = false;
-        accumulate(row, [&](int col) {
-          const int at = map.find(col);
-          missing |= at < 0;
-          return at;
-        });
-        known = !group_any<G>(missing);
-      }
-      // columns rejected part way (claimed before a bad one was seen) or
-      // missing terms: the table holds columns that are not the row's
-      if (!known) clear();
+    if (reuse && reuse_known_columns(row, out, len)) {
+      group.sync();  // the table is reused by the next row
+      continue;
     }
+    // (rejected columns, claimed part way, or missing terms: the table
+    // holds columns that are not the row's)
+    clear();
     // the row's columns' range: all of B's where they fit the table (no
     // pass over the row: lp_ship04l, 402 columns), else where B's rows are
     // sorted the ends of those the row takes
     int lo = 0, hi = -1;
-    if (!known && args.B.num_cols <= table)
+    if (args.B.num_cols <= table)
       hi = args.B.num_cols - 1;
-    else if (!known && args.b_rows_sorted())
+    else if (args.b_rows_sorted())
       sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
-    if (known) {
-      write_known_values<G>(args, out, len, rank, threads, map);
-    } else if (hi >= lo && hi - lo < table) {
+    if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
-      accumulate(row, [&](int col) { return acc.claim(col); });
+      accumulate(row, [&](int col) { return acc.claim(col); }, values);
       write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
     } else {
-      accumulate(row, [&](int col) { return map.claim(col); });
+      accumulate(row, [&](int col) { return map.claim(col); }, values);
       // a block's ordered scratch is free now: the table may be sorted where
       // it is (sorting/mask_rank.cuh)
       if constexpr (Ordered && G == Group::block) {
@@ -415,31 +439,26 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     Value* values = reinterpret_cast<Value*>(smem);
     const RankedColumns ranked{{reinterpret_cast<uint32_t*>(values + len)},
                                reinterpret_cast<int*>(values + len) + words, lo, hi - lo + 1};
-    for (int w = threadIdx.x; w < words; w += blockDim.x) ranked.mask.words[w] = 0;
-    for (int s = threadIdx.x; s < len; s += blockDim.x) values[s] = Value(0);
-    __syncthreads();
-    bool bad = false;
-    if (known) {  // within [lo, hi], strictly ascending
-      for_each_known_column<known_columns_batch<Group::block>(), true>(
-          args, out, len, threadIdx.x, blockDim.x, hi + 1LL,
-          [&](int, long long col, long long next) {
-            if (col < lo || col > hi || col >= next) bad = true;
-            else ranked.mark(static_cast<int>(col));
-          });
+    WordRun run{};
+    if (known) {  // (the counts from C's ranks, no scan)
+      if (!rank_known_columns(args, out, len, ranked, values)) return Ranked::rejected;
     } else {
+      for (int w = threadIdx.x; w < words; w += blockDim.x) ranked.mask.words[w] = 0;
+      for (int s = threadIdx.x; s < len; s += blockDim.x) values[s] = Value(0);
+      __syncthreads();
       for_each_column_in_block<Addend>(args.A, args.B, args.D, row,
                                        [&](int col) { ranked.mark(col); });
+      __syncthreads();
+      int total;
+      run = word_run<BlockScan>(ranked.mask.words, words, temp.scan, total);
+      for (int w = run.first, before = run.before; w < run.last; ++w) {
+        ranked.before[w] = before;
+        before += __popc(ranked.mask.words[w]);
+      }
+      // (terms in more columns than C's offsets give the row: the windows,
+      // which write no more than the row holds)
+      if (__syncthreads_or(total != len)) return Ranked::windows;
     }
-    if (__syncthreads_or(bad)) return Ranked::rejected;
-    int total;
-    const WordRun run = word_run<BlockScan>(ranked.mask.words, words, temp.scan, total);
-    for (int w = run.first, before = run.before; w < run.last; ++w) {
-      ranked.before[w] = before;
-      before += __popc(ranked.mask.words[w]);
-    }
-    // (terms in more columns than C's offsets give the row: the windows,
-    // which write no more than the row holds)
-    if (__syncthreads_or(total != len)) return Ranked::windows;
     // every term must find its column among C's (C's len columns then are
     // the row's len distinct ones)
     bool missing = false;

@@ -92,36 +92,33 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   // the one-step chunks of ordered blocks (ordered_loop.cuh's
   // add_one_step_entries) only in the lean instance: see accumulate_row
   constexpr bool kOneStep = MaxThreads <= kLeanBlockThreads;
-  auto accumulate = [&](int row, auto&& locate, Value* into) {
+  auto accumulate = [&](int row, auto&& locate) {
     accumulate_row<Addend, Ordered, G == Group::block, false, kOneStep>(
-        args, row, rank, threads, lanes, scratch, locate, into);
+        args, row, rank, threads, lanes, scratch, locate, values);
     group.sync();
   };
   // reuse: whether C's columns are the row's (its values are written then)
   auto reuse_known_columns = [&](int row, Offset out, int len) {
-    auto all_found = [&](auto&& find, Value* into) {
+    auto all_found = [&](auto&& find) {
       bool missing = false;
-      accumulate(
-          row,
-          [&](int col) {
-            const int at = find(col);
-            missing |= at < 0;
-            return at;
-          },
-          into);
+      accumulate(row, [&](int col) {
+        const int at = find(col);
+        missing |= at < 0;
+        return at;
+      });
       return !group_any<G>(missing);
     };
     // at their ranks where the range's mask fits the keys; only in the
-    // regular instance (bcsstk33, in the lean one, lost 7% again and 2.5% in
-    // its first numeric phase with them there: docs/performance.md,
-    // forty-seventh session; to be measured)
+    // regular instance: in the lean one too, bcsstk33 (its rows there) lost
+    // 7% again and 2.5% in its first numeric phase, which never takes them
+    // (docs/performance.md, forty-seventh and forty-eighth sessions)
     if constexpr (G == Group::block && !kOneStep) {
       RankedColumns ranked{};
       if (known_ranks_fit(args, out, len, reinterpret_cast<uint32_t*>(keys), table, table,
                           ranked)) {
         const bool known =
             rank_known_columns(args, out, len, ranked, values) &&
-            all_found([&](int col) { return ranked.rank(col); }, values);
+            all_found([&](int col) { return ranked.rank(col); });
         if (known)
           for (int j = rank; j < len; j += threads) args.c_values[out + j] = values[j];
         return known;
@@ -129,7 +126,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     }
     clear();
     const bool known = claim_known_columns<G>(args, out, len, rank, threads, map) &&
-                       all_found([&](int col) { return map.find(col); }, values);
+                       all_found([&](int col) { return map.find(col); });
     if (known) write_known_values<G>(args, out, len, rank, threads, map);
     return known;
   };
@@ -158,10 +155,10 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
       sorted_row_range<Addend>(args, row, rank, threads, partial, lo, hi);
     if (hi >= lo && hi - lo < table) {
       const DirectRow<Value> acc{reinterpret_cast<uint32_t*>(keys), values, lo, table};
-      accumulate(row, [&](int col) { return acc.claim(col); }, values);
+      accumulate(row, [&](int col) { return acc.claim(col); });
       write_direct_row(acc, hi - lo + 1, rank, threads, args, out, len, partial);
     } else {
-      accumulate(row, [&](int col) { return map.claim(col); }, values);
+      accumulate(row, [&](int col) { return map.claim(col); });
       // a block's ordered scratch is free now: the table may be sorted where
       // it is (sorting/mask_rank.cuh)
       if constexpr (Ordered && G == Group::block) {

@@ -45,10 +45,11 @@ def cell(row, field):
 def medians(runs, names, value, fields):
     """The runs grouped by name less the round number, each field the
     median over the group's runs that have it."""
-    libs = list(dict.fromkeys(re.sub(r"\d+$", "", r) for r in runs))
+    rounds = {}
+    for r in runs:
+        rounds.setdefault(re.sub(r"\d+$", "", r), []).append(r)
     merged = {}
-    for lib in libs:
-        mine = [r for r in runs if re.sub(r"\d+$", "", r) == lib]
+    for lib, mine in rounds.items():
         for n in names:
             row = {}
             for f in fields:
@@ -61,7 +62,7 @@ def medians(runs, names, value, fields):
                 if xs:
                     row[f] = statistics.median(xs)
             merged[lib, n] = row
-    return libs, merged
+    return list(rounds), merged
 
 
 def main():

@@ -24,6 +24,8 @@ struct RankedColumns {
   int lo;
   int span;            // columns in the range
 
+  // The mask's words (and counts) over the range.
+  __device__ __forceinline__ int words() const { return (span + 31) / 32; }
   // The column's place in the range, or at least span outside it (columns
   // and lo are non-negative, so the difference fits an int).
   __device__ __forceinline__ unsigned offset_of(int col) const {

@@ -353,10 +353,14 @@ struct SplitRowsLayout {
   size_t masks, flags, draws, end;
   SplitRowsLayout(long long rows, long long width, size_t value_bytes)
       : masks(static_cast<size_t>(rows * width) * value_bytes),
-        flags(masks + sizeof(uint32_t) * static_cast<size_t>(rows * ((width + 31) / 32))),
+        flags(masks + sizeof(uint32_t) * static_cast<size_t>(rows * mask_words(width))),
         draws(flags + sizeof(int) * static_cast<size_t>(rows)),
         end(draws + sizeof(unsigned)) {}
   size_t zeroed_bytes() const { return end - flags; }
+  // A row's mask words over `width` columns.
+  __host__ __device__ static constexpr long long mask_words(long long width) {
+    return (width + 31) / 32;
+  }
 };
 
 // Rows of B of at least as many entries as the block has threads, which a

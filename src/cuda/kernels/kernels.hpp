@@ -54,7 +54,9 @@ struct SplitRows {
   int* flags = nullptr;         // [rows]: the parts that have added theirs (zeroed)
   unsigned* draws = nullptr;    // the items the blocks have drawn (zeroed)
 
-  __host__ __device__ int words() const { return (width + 31) / 32; }
+  __host__ __device__ int words() const {
+    return static_cast<int>(SplitRowsLayout::mask_words(width));
+  }
   // The scratch at `at` (`layout`'s end bytes) for its rows.
   static SplitRows of(unsigned char* at, int parts, int width, int table,
                       const SplitRowsLayout& layout) {

@@ -144,7 +144,7 @@ __device__ bool rank_known_columns(const NumericArgs<Value, Offset, Col>& args, 
                                    int len, const RankedColumns& ranked, Value* values) {
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
-  for (int w = rank; w <= (ranked.span - 1) / 32; w += threads) ranked.mask.words[w] = 0;
+  for (int w = rank; w < ranked.words(); w += threads) ranked.mask.words[w] = 0;
   __syncthreads();
   const long long after = static_cast<long long>(ranked.lo) + ranked.span;
   bool bad = false;
@@ -159,10 +159,20 @@ __device__ bool rank_known_columns(const NumericArgs<Value, Offset, Col>& args, 
         const unsigned word = ranked.offset_of(static_cast<int>(col)) / 32;
         if (j == 0) ranked.before[word] = 0;
         // (a column past the range is not ascending, and rejected)
-        if (next < after && ranked.offset_of(static_cast<int>(next)) / 32 != word)
-          ranked.before[ranked.offset_of(static_cast<int>(next)) / 32] = j + 1;
+        if (next < after) {
+          const unsigned next_word = ranked.offset_of(static_cast<int>(next)) / 32;
+          if (next_word != word) ranked.before[next_word] = j + 1;
+        }
       });
   return __syncthreads_or(bad) == 0;
+}
+
+// C's values of a block's row summed at its columns' ranks (`values`, len
+// of them, in C's order). Block-collective.
+template <class Value, class Offset, class Col>
+__device__ __forceinline__ void write_ranked_values(const NumericArgs<Value, Offset, Col>& args,
+                                                    Offset out, int len, const Value* values) {
+  for (int j = threadIdx.x; j < len; j += blockDim.x) args.c_values[out + j] = values[j];
 }
 
 // A sort-bin row's columns in C (len entries from `out`) as the elements of

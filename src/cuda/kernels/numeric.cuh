@@ -89,11 +89,13 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     }
     group.sync();
   };
+  // The lean instance (configs/bins.hpp's kLeanBlockThreads) alone takes
   // the one-step chunks of ordered blocks (ordered_loop.cuh's
-  // add_one_step_entries) only in the lean instance: see accumulate_row
-  constexpr bool kOneStep = MaxThreads <= kLeanBlockThreads;
+  // add_one_step_entries: see accumulate_row); the regular one alone sums
+  // reused block rows at their ranks (below).
+  constexpr bool kLean = MaxThreads <= kLeanBlockThreads;
   auto accumulate = [&](int row, auto&& locate) {
-    accumulate_row<Addend, Ordered, G == Group::block, false, kOneStep>(
+    accumulate_row<Addend, Ordered, G == Group::block, false, kLean>(
         args, row, rank, threads, lanes, scratch, locate, values);
     group.sync();
   };
@@ -112,15 +114,14 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     // regular instance: in the lean one too, bcsstk33 (its rows there) lost
     // 7% again and 2.5% in its first numeric phase, which never takes them
     // (docs/performance.md, forty-seventh and forty-eighth sessions)
-    if constexpr (G == Group::block && !kOneStep) {
+    if constexpr (G == Group::block && !kLean) {
       RankedColumns ranked{};
       if (known_ranks_fit(args, out, len, reinterpret_cast<uint32_t*>(keys), table, table,
                           ranked)) {
         const bool known =
             rank_known_columns(args, out, len, ranked, values) &&
             all_found([&](int col) { return ranked.rank(col); });
-        if (known)
-          for (int j = rank; j < len; j += threads) args.c_values[out + j] = values[j];
+        if (known) write_ranked_values(args, out, len, values);
         return known;
       }
     }
@@ -468,7 +469,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
         },
         values, ColumnWindow{}, kRankedWholeRowsMinUse);
     if (__syncthreads_or(missing)) return Ranked::rejected;
-    for (int j = threadIdx.x; j < len; j += blockDim.x) args.c_values[out + j] = values[j];
+    write_ranked_values(args, out, len, values);
     if (!known) {
       for_each_set_bit(ranked.mask.words, run, [&](int place, int offset) {
         args.c_cols[out + place] = static_cast<Col>(lo + offset + args.c_base);

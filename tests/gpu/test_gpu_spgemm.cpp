@@ -6,6 +6,7 @@
 #include "csr_defects.hpp"
 #include "device_product.hpp"
 #include "generators.hpp"
+#include "layout_product.hpp"
 #include "random.hpp"
 #include "reference.hpp"
 
@@ -215,6 +216,63 @@ TEMPLATE_TEST_CASE("GPU symbolic phase: rows of many terms in a table of B's col
     check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
                             TestType(0.75), many_beyond ? "many beyond" : "few beyond");
   }
+}
+
+// Where B's rows average at most 8 entries, the symbolic phase's blocks
+// number their rows' products (configs/bins.hpp's
+// kSymbolicNumberedMaxLanes). B: 20,000 rows of 1-8 entries and 5 of 3000
+// over 50,000 columns (5.2 a row on average). A: 70,000 rows (binned, not
+// small); every 25th names 40-120 short rows of B (block rows of hashed
+// columns or of B's columns' bits), every 100th two long ones besides
+// (the last hash bin's 1024 threads) and every 100th from the 50th one;
+// the others two short rows. The same then with an addend D.
+namespace {
+std::pair<HostCsr<double>, HostCsr<double>> short_b_rows_case(uint64_t seed) {
+  Rng rng(seed);
+  const int64_t rows = 70000, b_rows = 20000, b_cols = 50000, longs = 5;
+  HostCsr<double> B = to_fill(b_rows, b_cols);
+  for (int64_t k = 0; k < b_rows; ++k) {
+    std::vector<int32_t> cols(static_cast<size_t>(k < longs ? 3000 : 1 + rng.below(8)));
+    for (int32_t& c : cols) c = static_cast<int32_t>(rng.below(b_cols));
+    std::sort(cols.begin(), cols.end());
+    append_row(B, cols, rng);
+  }
+  HostCsr<double> A = to_fill(rows, b_rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int32_t> cols(static_cast<size_t>(r % 25 == 0 ? 40 + rng.below(81) : 2));
+    for (int32_t& c : cols) c = static_cast<int32_t>(longs + rng.below(b_rows - longs));
+    if (r % 100 == 0) cols.insert(cols.end(), {0, 1});
+    if (r % 100 == 50) cols.push_back(2);
+    append_row(A, cols, rng);
+  }
+  return {A, B};
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU symbolic phase's blocks numbering the products of short rows of B",
+                   "[gpu]", float, double) {
+  const auto [A, B] = short_b_rows_case(29);
+  REQUIRE((B.nnz() + B.rows - 1) / B.rows <= 8);
+  int64_t block_rows = 0, last_bin_rows = 0;  // more terms than warps take; the last bin's
+  for (int64_t r = 0; r < A.rows; ++r) {
+    int64_t terms = 0;
+    for (int32_t e = A.row_offsets[r]; e < A.row_offsets[r + 1]; ++e)
+      terms += B.row_length(A.col_ind[e]);
+    block_rows += terms > 256;
+    last_bin_rows += terms > 4096 && terms <= 8192;
+  }
+  INFO("rows of over 256 terms: " << block_rows << ", of 4097-8192: " << last_bin_rows);
+  REQUIRE(block_rows >= 1500);
+  REQUIRE(last_bin_rows >= 500);
+  Handle handle;
+  check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
+                          TestType(1.25), "short rows of B");
+  const std::vector<AddendCase<TestType>> with_d = {
+      {"short rows of B + D", A, B, uniform_random(A.rows, B.cols, 3, 31)}};
+  const auto failures = failed_cases<Layout<TestType, int32_t, int32_t>>(
+      handle.h, SPGEMM_MEMORY_DEVICE, with_d);
+  for (const std::string& f : failures) FAIL_CHECK(f);
+  CHECK(failures.empty());
 }
 
 // Rows of at most 64 terms are summed in registers after a sort

@@ -378,6 +378,21 @@ struct SplitRowsLayout {
 // thirty-second session).
 inline constexpr int kDeferredBRows = 32;
 
+// Where B's rows are this short on average (lanes_for gives sub-groups of at
+// most this many lanes), the symbolic phase's blocks number their rows'
+// products instead (kernels/row_loop.cuh's for_each_numbered_column, a
+// kernel of its own): each sub-group would take its entries of A one after
+// the other, a chain of three dependent loads each, about half its lanes
+// idle on B's short rows, while one with a long row of B holds the block.
+// Numbered in every block kernel for up to 16 lanes (one H200, fp64,
+// symbolic phase, ms): powerlaw:100000 0.126 -> 0.106, but rmat:16:16 1.49
+// -> 2.69 and astro-ph 0.100 -> 0.129 (16 lanes: each term's search over
+// 256 entries' starts costs more than their sub-groups' chains), and
+// bcsstk33 0.113 -> 0.127, stencil27:64 1.17 -> 1.37, which never took it
+// (the other loop in the same kernel; docs/performance.md, forty-sixth
+// session).
+inline constexpr int kSymbolicNumberedMaxLanes = 8;
+
 // The symbolic phase sizes a row's table by the width of its columns' range
 // where that is less than its terms (binning.cuh's RowSizes): a smaller
 // table, and often a warp instead of a block (the move above does not

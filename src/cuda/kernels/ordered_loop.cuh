@@ -38,41 +38,12 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/group_collectives.cuh"
 #include "cuda/kernels/kernels.hpp"
+#include "cuda/kernels/row_loop.cuh"
 #include "cuda/warp_shuffle.cuh"
 
 #include <type_traits>
 
 namespace spgemm::cuda {
-
-// Shared memory of one group for one chunk of A's entries.
-template <class Offset>
-struct ChunkScratch {
-  long long* start;     // [threads]: number of the chunk's first product of each entry
-                        // (add_row_by_b_rows_stashed: the length of its row of B, as
-                        // 32 unsigned bits, in the array's first 4 * threads bytes)
-  Offset* b_begin;      // [threads]: where that entry's row of B begins
-  long long* partial;   // [32]: per-warp totals of the scan (blocks only)
-};
-
-// The scratch of a kernel whose groups have at most MaxThreads threads in
-// all per block (one static allocation per kernel; groups take slices of it).
-template <int MaxThreads, class Offset>
-__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch() {
-  __shared__ long long starts[MaxThreads];
-  __shared__ Offset b_begins[MaxThreads];
-  __shared__ long long partial[32];
-  return {starts, b_begins, partial};
-}
-
-// The same in dynamic shared memory at `at` (8-byte aligned), for a block of
-// `threads` threads: configs/bins.hpp's ordered_scratch_bytes(threads).
-template <class Offset>
-__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* at,
-                                                                 int threads) {
-  auto* starts = reinterpret_cast<long long*>(at);
-  auto* partial = starts + threads;
-  return {starts, reinterpret_cast<Offset*>(partial + 32), partial};
-}
 
 // Adds terms 0 .. count-1 (count the same on every thread of the group):
 // term(p, slot&, value&) -> whether term p has a slot in the accumulator

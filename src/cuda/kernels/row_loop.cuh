@@ -102,6 +102,38 @@ __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
   }
 }
 
+// Shared memory of one group for one chunk of A's entries, whose products
+// it numbers (for_each_numbered_column below; ordered_loop.cuh's ordered
+// adds).
+template <class Offset>
+struct ChunkScratch {
+  long long* start;     // [threads]: number of the chunk's first product of each entry
+                        // (add_row_by_b_rows_stashed: the length of its row of B, as
+                        // 32 unsigned bits, in the array's first 4 * threads bytes)
+  Offset* b_begin;      // [threads]: where that entry's row of B begins
+  long long* partial;   // [32]: per-warp totals of the scan (blocks only)
+};
+
+// The scratch of a kernel whose groups have at most MaxThreads threads in
+// all per block (one static allocation per kernel; groups take slices of it).
+template <int MaxThreads, class Offset>
+__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch() {
+  __shared__ long long starts[MaxThreads];
+  __shared__ Offset b_begins[MaxThreads];
+  __shared__ long long partial[32];
+  return {starts, b_begins, partial};
+}
+
+// The same in dynamic shared memory at `at` (8-byte aligned), for a block of
+// `threads` threads: configs/bins.hpp's ordered_scratch_bytes(threads).
+template <class Offset>
+__device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* at,
+                                                                 int threads) {
+  auto* starts = reinterpret_cast<long long*>(at);
+  auto* partial = starts + threads;
+  return {starts, reinterpret_cast<Offset*>(partial + 32), partial};
+}
+
 // Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).
@@ -165,6 +197,47 @@ __device__ __forceinline__ void for_each_addend(const Pattern<Offset, Col>& D, i
   if (D.offsets == nullptr) return;
   const Offset end = D.end(row);
   for (Offset d = D.begin(row) + rank; d < end; d += threads) addend(D.col(d), d);
+}
+
+// Calls column(col) for every column `row` of C receives a term in, as
+// for_each_column does, with the row's products numbered: the block takes
+// A's entries blockDim.x at a time (a chunk), a scan of their rows of B's
+// lengths numbers the chunk's products, and each thread takes every
+// blockDim.x-th, found back by a binary search over the chunk's starts (as
+// ordered_loop.cuh's ordered adds do). Every thread then has terms however
+// the lengths of those rows of B differ, where sub-groups of a few lanes
+// (B's rows short on average) would each step through their entries' rows
+// of B alone (configs/bins.hpp's kSymbolicNumberedMaxLanes).
+// Block-collective.
+template <bool Addend, class Offset, class Col, class Column>
+__device__ void for_each_numbered_column(const Pattern<Offset, Col>& A,
+                                         const Pattern<Offset, Col>& B,
+                                         const Pattern<Offset, Col>& D, int row,
+                                         const ChunkScratch<Offset>& scratch, Column&& column) {
+  const int rank = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  const Offset a_end = A.end(row);
+  for (Offset chunk = A.begin(row); chunk < a_end; chunk += threads) {
+    const int entries = a_end - chunk < threads ? static_cast<int>(a_end - chunk) : threads;
+    Offset b_begin = 0;
+    long long length = 0;
+    if (rank < entries) {
+      const int k = A.col(chunk + rank);
+      b_begin = B.begin(k);
+      length = static_cast<long long>(B.end(k) - b_begin);
+    }
+    long long terms = 0;
+    scratch.start[rank] = group_exclusive_sum(length, rank, threads, scratch.partial, terms);
+    scratch.b_begin[rank] = b_begin;
+    __syncthreads();
+    for (long long p = rank; p < terms; p += threads) {
+      const int i = last_start_at_or_before(scratch.start, entries - 1, p);
+      column(B.col(scratch.b_begin[i] + static_cast<Offset>(p - scratch.start[i])));
+    }
+    __syncthreads();  // the scratch is reused by the next chunk
+  }
+  if constexpr (Addend)
+    for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 
 // Calls column(col) for every column the row of C receives a term in: the

@@ -95,11 +95,14 @@ __device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
 // finish.analysis_blocks blocks run the analysis's pass (analysis_pass.cuh:
 // the input checks, the statistics, the gate) beside the rows, so that the
 // product needs no analysis kernel ahead; the last block to finish turns
-// the counts into C's row offsets if the gate is open. All are compiled
+// the counts into C's row offsets if the gate is open. Defer, Numbered
+// (block groups only): how the block takes its row's products
+// (row_loop.cuh's for_each_product with long rows of B put aside, and
+// for_each_numbered_column, its scratch behind the table). All are compiled
 // apart, so that the other launches keep their code and registers (the
 // kernels below).
-template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, bool Defer, class Offset,
-          class Col>
+template <Group G, bool Addend, bool Finish, bool Match, bool Ranged, bool Defer, bool Numbered,
+          class Offset, class Col>
 __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
                                            const Pattern<Offset, Col>& B,
                                            const Pattern<Offset, Col>& D, RowSet row_set,
@@ -124,6 +127,17 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     __shared__ long long block_partial[32];
     partial = block_partial;
   }
+  ChunkScratch<Offset> chunk{};
+  if constexpr (Numbered) {
+    static_assert(G == Group::block && !Defer, "a block numbers its row's products");
+    chunk = chunk_scratch_at<Offset>(smem + scratch_offset(sizeof(int) * (stride + 1)), threads);
+  }
+  auto each_column = [&](int row, auto&& column) {
+    if constexpr (Numbered)
+      for_each_numbered_column<Addend>(A, B, D, row, chunk, column);
+    else
+      for_each_column<Addend, Defer>(A, B, D, row, rank, threads, lanes, column);
+  };
   // (a small product's counts wait for the gate in the workspace)
   auto put = [&](int row, int count) {
     if constexpr (Finish) finish.counts[row] = count;
@@ -223,7 +237,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     group.sync();
     int inserted = 0;
     if (words > 0) {
-      for_each_column<Addend, Defer>(A, B, D, row, rank, threads, lanes, [&](int col) {
+      each_column(row, [&](int col) {
         const auto at = static_cast<unsigned>(col - first);
         const uint32_t bit = 1u << (at & 31);
         // (columns out of range only where the inputs were not checked, or
@@ -235,8 +249,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
       for (int s = rank; s < words; s += threads) inserted += __popc(mask[s]);
     } else {
       const SharedHashSet set{keys, log2_row};
-      for_each_column<Addend, Defer>(A, B, D, row, rank, threads, lanes,
-                                     [&](int col) { inserted += set.insert(col); });
+      each_column(row, [&](int col) { inserted += set.insert(col); });
     }
     if (inserted) atomicAdd(counter, inserted);
     group.sync();
@@ -284,10 +297,10 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                                      int b_words, int lanes, const int* __restrict__ terms,
                                      SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
-  count_rows<G, Addend, false, Match, Ranged, false>(A, B, D, row_set, log2_table, b_words,
-                                                     lanes, terms, ranges, row_nnz,
-                                                     SmallFinish<Offset>{},
-                                                     AnalysisPass<Offset, Col>{});
+  count_rows<G, Addend, false, Match, Ranged, false, false>(A, B, D, row_set, log2_table,
+                                                            b_words, lanes, terms, ranges,
+                                                            row_nnz, SmallFinish<Offset>{},
+                                                            AnalysisPass<Offset, Col>{});
 }
 
 // ... and the last bin's, whose blocks put long rows of B aside (Defer),
@@ -300,7 +313,21 @@ __global__ void __launch_bounds__(max_block_threads(Group::block), 2)
                               Pattern<Offset, Col> D, RowSet row_set, int log2_table,
                               int b_words, int lanes, const int* __restrict__ terms,
                               SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
-  count_rows<Group::block, Addend, false, false, false, true>(
+  count_rows<Group::block, Addend, false, false, false, true, false>(
+      A, B, D, row_set, log2_table, b_words, lanes, terms, ranges, row_nnz,
+      SmallFinish<Offset>{}, AnalysisPass<Offset, Col>{});
+}
+
+// ... and any block bin's where B's rows are short (configs/bins.hpp's
+// kSymbolicNumberedMaxLanes): its rows' products numbered, the scratch
+// behind the table, bounded as the last bin's.
+template <bool Addend, class Offset, class Col>
+__global__ void __launch_bounds__(max_block_threads(Group::block), 2)
+    numbered_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                             Pattern<Offset, Col> D, RowSet row_set, int log2_table,
+                             int b_words, int lanes, const int* __restrict__ terms,
+                             SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
+  count_rows<Group::block, Addend, false, false, false, false, true>(
       A, B, D, row_set, log2_table, b_words, lanes, terms, ranges, row_nnz,
       SmallFinish<Offset>{}, AnalysisPass<Offset, Col>{});
 }
@@ -313,10 +340,9 @@ __global__ void __launch_bounds__(max_block_threads(G))
                           RowSet row_set, int log2_table, int b_words, int lanes,
                           Offset* __restrict__ row_nnz, SmallFinish<Offset> finish,
                           AnalysisPass<Offset, Col> analysis) {
-  count_rows<G, Addend, true, G == Group::warp, false, false>(A, B, D, row_set, log2_table,
-                                                              b_words, lanes, nullptr,
-                                                              SymbolicRanges{}, row_nnz, finish,
-                                                              analysis);
+  count_rows<G, Addend, true, G == Group::warp, false, false, false>(
+      A, B, D, row_set, log2_table, b_words, lanes, nullptr, SymbolicRanges{}, row_nnz, finish,
+      analysis);
 }
 
 // One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
@@ -415,7 +441,13 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
     return;
   }
   // (where B's columns fit every table's bits, their bitmask covers every
-  // row's range; blocks of the last bin put long rows of B aside, Defer)
+  // row's range; blocks number their rows' products where B's rows are
+  // short and the scratch fits, or else those of the last bin put long rows
+  // of B aside, Defer)
+  const size_t numbered_smem =
+      scratch_offset(b.smem_bytes) + ordered_scratch_bytes(threads, sizeof(Offset));
+  const bool numbered = !kWarp && lanes <= kSymbolicNumberedMaxLanes &&
+                        numbered_smem <= limits.max_smem_per_block;
   auto pick = [&] {
     if constexpr (kWarp) {
       return ranges.widths && words > first_table
@@ -424,15 +456,17 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
                  : (terms ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
                           : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
     } else {
-      return defer ? deferring_symbolic_kernel<Addend, Offset, Col>
-                   : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>;
+      return numbered ? numbered_symbolic_kernel<Addend, Offset, Col>
+             : defer  ? deferring_symbolic_kernel<Addend, Offset, Col>
+                      : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>;
     }
   };
   auto kernel = pick();
-  const int grid = grid_for(rows_in_set, b.rows_per_block,
-                            resident_blocks(kernel, threads, b.smem_bytes, limits));
-  kernel<<<grid, threads, b.smem_bytes, stream>>>(A, B, D, set, log2_table, b_words, group_lanes,
-                                                  terms, ranges, row_nnz);
+  const size_t smem = numbered ? numbered_smem : b.smem_bytes;
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
+  kernel<<<grid, threads, smem, stream>>>(A, B, D, set, log2_table, b_words, group_lanes, terms,
+                                          ranges, row_nnz);
   SPGEMM_CUDA_CHECK_LAUNCH();
 }
 

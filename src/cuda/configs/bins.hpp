@@ -384,13 +384,17 @@ inline constexpr int kDeferredBRows = 32;
 // kernel of its own): each sub-group would take its entries of A one after
 // the other, a chain of three dependent loads each, about half its lanes
 // idle on B's short rows, while one with a long row of B holds the block.
-// Numbered in every block kernel for up to 16 lanes (one H200, fp64,
-// symbolic phase, ms): powerlaw:100000 0.126 -> 0.106, but rmat:16:16 1.49
-// -> 2.69 and astro-ph 0.100 -> 0.129 (16 lanes: each term's search over
-// 256 entries' starts costs more than their sub-groups' chains), and
-// bcsstk33 0.113 -> 0.127, stencil27:64 1.17 -> 1.37, which never took it
-// (the other loop in the same kernel; docs/performance.md, forty-sixth
-// session).
+// One H200, fp64, symbolic phase, ms (docs/performance.md, forty-ninth
+// session): powerlaw:100000 0.126 -> 0.105, powerlaw:20000 0.170 -> 0.162,
+// but hub:20000 0.263 -> 0.287 (its 1,000 rows of one 10,000-entry row of
+// B and three short ones, in the last bin, whose deferring kernel already
+// gave that long row to the whole block; not looked into further); inputs
+// of longer rows of B unchanged. Numbered in every block kernel for up to 16
+// lanes instead (forty-sixth session): powerlaw:100000 0.126 -> 0.106, but
+// rmat:16:16 1.49 -> 2.69 and astro-ph 0.100 -> 0.129 (16 lanes: each
+// term's search over 256 entries' starts costs more than their sub-groups'
+// chains), and bcsstk33 0.113 -> 0.127, stencil27:64 1.17 -> 1.37, which
+// never took it (the other loop in the same kernel).
 inline constexpr int kSymbolicNumberedMaxLanes = 8;
 
 // The symbolic phase sizes a row's table by the width of its columns' range

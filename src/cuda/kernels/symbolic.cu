@@ -303,31 +303,20 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
                                                             AnalysisPass<Offset, Col>{});
 }
 
-// ... and the last bin's, whose blocks put long rows of B aside (Defer),
-// bounded to the registers of two such blocks per SM (unbounded, an earlier
-// form took 48 and one block per SM: symbolic phase of
-// longrows:10000:800:1000:4 0.26 -> 0.44 ms, one H200).
-template <bool Addend, class Offset, class Col>
+// ... and, bounded to the registers of two blocks of 1024 threads per SM,
+// the last bin's, whose blocks put long rows of B aside (Defer; unbounded,
+// an earlier form took 48 and one block per SM: symbolic phase of
+// longrows:10000:800:1000:4 0.26 -> 0.44 ms, one H200), and any block
+// bin's where B's rows are short (Numbered, configs/bins.hpp's
+// kSymbolicNumberedMaxLanes: its rows' products numbered, the scratch
+// behind the table; 56 registers unbounded).
+template <bool Addend, bool Numbered, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(Group::block), 2)
-    deferring_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                              Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                              int b_words, int lanes, const int* __restrict__ terms,
-                              SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
-  count_rows<Group::block, Addend, false, false, false, true, false>(
-      A, B, D, row_set, log2_table, b_words, lanes, terms, ranges, row_nnz,
-      SmallFinish<Offset>{}, AnalysisPass<Offset, Col>{});
-}
-
-// ... and any block bin's where B's rows are short (configs/bins.hpp's
-// kSymbolicNumberedMaxLanes): its rows' products numbered, the scratch
-// behind the table, bounded as the last bin's.
-template <bool Addend, class Offset, class Col>
-__global__ void __launch_bounds__(max_block_threads(Group::block), 2)
-    numbered_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                             Pattern<Offset, Col> D, RowSet row_set, int log2_table,
-                             int b_words, int lanes, const int* __restrict__ terms,
-                             SymbolicRanges ranges, Offset* __restrict__ row_nnz) {
-  count_rows<Group::block, Addend, false, false, false, false, true>(
+    bounded_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                            Pattern<Offset, Col> D, RowSet row_set, int log2_table, int b_words,
+                            int lanes, const int* __restrict__ terms, SymbolicRanges ranges,
+                            Offset* __restrict__ row_nnz) {
+  count_rows<Group::block, Addend, false, false, false, !Numbered, Numbered>(
       A, B, D, row_set, log2_table, b_words, lanes, terms, ranges, row_nnz,
       SmallFinish<Offset>{}, AnalysisPass<Offset, Col>{});
 }
@@ -456,8 +445,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
                  : (terms ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
                           : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
     } else {
-      return numbered ? numbered_symbolic_kernel<Addend, Offset, Col>
-             : defer  ? deferring_symbolic_kernel<Addend, Offset, Col>
+      return numbered ? bounded_symbolic_kernel<Addend, true, Offset, Col>
+             : defer  ? bounded_symbolic_kernel<Addend, false, Offset, Col>
                       : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>;
     }
   };

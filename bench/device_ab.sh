@@ -56,7 +56,7 @@ for r in $(seq 1 "$rounds"); do
 done > "$OUT/ab.csv"
 cp /tmp/ab/new1.txt "$OUT/ab-new1.txt"
 fields=()
-for f in symbolic numeric numeric_again numeric_unordered total; do fields+=(--field "lib_${f}_ms"); done
+for f in analyze symbolic numeric numeric_again numeric_unordered total; do fields+=(--field "lib_${f}_ms"); done
 python3 bench/ab_table.py "$OUT/ab.csv" "${fields[@]}" > "$OUT/ab-table.txt"
 python3 bench/ab_table.py "$OUT/ab.csv" --medians "${fields[@]}"
 # registers, stack and local memory of the numeric kernels, base against new

@@ -5,7 +5,8 @@
 //             is nnz(C) (CUB) -> rows re-binned by
 //             their exact nnz for the numeric phase -> ONE readback of a
 //             small summary (nnz(C) and the numeric bin counts): the only
-//             host synchronization of a large product
+//             host synchronization of a large product (posted by a
+//             one-block kernel, cuda/post.cuh, as analyze's readback is)
 //   numeric:  per bin (kernels/numeric.cuh), exact grids from the summary;
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold
@@ -42,6 +43,7 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
+#include "cuda/post.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/tabulate_output_iterator.h>
@@ -260,7 +262,7 @@ class CudaEngine final : public Engine {
       if (counted) symbolic_schedule_.most_terms = counted->most_terms;
       return;
     }
-    const Summary host = ctx_.read_back(summary);
+    const Summary host = read_summary();
     report_csr_defects<Offset, Col>(checks, count, host.checks);
     if (stats_read) known_products_ = host.products.total;
     if (stats_read && schedule_small(rows, host.products)) return;
@@ -304,8 +306,7 @@ class CudaEngine final : public Engine {
                                  rows, lanes_, buffers_.terms, symbolic_ranges(),
                                  symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
     fork.done();
-    scan_and_bin(offsets, rows, static_cast<Offset>(c.base));
-    const Summary host = ctx_.read_back(summary);
+    const Summary host = scan_bin_and_read(offsets, rows, static_cast<Offset>(c.base));
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
                          summary->draws};
@@ -435,6 +436,20 @@ class CudaEngine final : public Engine {
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
                                  offsets, &finish, analysis, LaunchStreams{ctx_.stream()});
+    return wait_for_summary(box);
+  }
+
+  // The summary, once the work enqueued so far is done (posted: a copy and
+  // a stream synchronization took longer, docs/performance.md, fiftieth
+  // session).
+  Summary read_summary() {
+    Summary host;
+    read_back_posted(ctx_, &host, buffers_.summary, sizeof(Summary));
+    return host;
+  }
+
+  // The summary a kernel posts into `box`.
+  Summary wait_for_summary(const Context::PostBox& box) {
     Summary host;
     ctx_.wait_for(box, &host);
     return host;
@@ -620,10 +635,11 @@ class CudaEngine final : public Engine {
   // C's index base: one exclusive scan with a 64-bit sum over the counts and
   // the 0 past the last row (rows without products and offsets[rows] were
   // zeroed before the symbolic kernels). Then C's rows are binned for the
-  // numeric phase by their nnz. Both by one block for C of few rows
-  // (configs/bins.hpp's kFewLaunchesRows; row_offsets.cuh), else by CUB and
-  // bin_rows.
-  void scan_and_bin(Offset* offsets, int rows, Offset base) {
+  // numeric phase by their nnz, and the summary is read back. All three by
+  // one block for C of few rows (configs/bins.hpp's kFewLaunchesRows;
+  // row_offsets.cuh), which posts the summary itself; else by CUB, bin_rows
+  // and read_summary.
+  Summary scan_bin_and_read(Offset* offsets, int rows, Offset base) {
     const cudaStream_t stream = ctx_.stream();
     Summary* summary = buffers_.summary;
     const NumericBinning bins{sizes_from_offsets(offsets, buffers_.terms),
@@ -631,10 +647,12 @@ class CudaEngine final : public Engine {
                                                  ctx_.limits()),
                               &summary->numeric, buffers_.numeric_rows};
     if (rows <= kFewLaunchesRows) {
-      const SmallFinish<Offset> f{rows, base, &summary->nnz, &summary->longest_row, nullptr, {}};
+      const Context::PostBox box = ctx_.post_box(sizeof(Summary));
+      const SmallFinish<Offset> f{rows,    base, &summary->nnz, &summary->longest_row,
+                                  nullptr, post_into(box, summary)};
       row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f, bins);
       SPGEMM_CUDA_CHECK_LAUNCH();
-      return;
+      return wait_for_summary(box);
     }
     size_t bytes = total_and_scan_temp_bytes(rows);
     DeviceBuffer<unsigned char> temp(ctx_, bytes);
@@ -642,9 +660,10 @@ class CudaEngine final : public Engine {
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(&summary->numeric, 0, sizeof(BinCounts), stream));
     bin_rows(ctx_.limits(), bins.sizes, rows, bins.thresholds, bins.counts, bins.binned_rows,
              stream);
+    return read_summary();
   }
 
-  // The CUB call of scan_and_bin. temp == nullptr: CUB only stores the
+  // The CUB call of scan_bin_and_read. temp == nullptr: CUB only stores the
   // scratch it needs, which is how both the run and workspace_bytes size it.
   static void cub_total_and_scan(void* temp, size_t& bytes, Offset* offsets, int rows,
                                  Offset base, long long* total, cudaStream_t stream) {

@@ -40,4 +40,12 @@ __device__ __forceinline__ void post_to_host(const DevicePost& post) {
     reinterpret_cast<volatile unsigned long long*>(post.to)[w] = ticket | from[w];
 }
 
+// Context::read_back's copy of `bytes` (a multiple of 4) at device memory
+// `from`, final once the work enqueued on ctx's stream so far is done, to
+// `out` on the host, without the copy and the stream synchronization: a
+// one-block kernel behind that work posts them (post_to_host) and the host
+// polls for them (Context::wait_for). For readbacks on a product's path,
+// whose latency the host and the device wait out in turn.
+void read_back_posted(Context& ctx, void* out, const void* from, size_t bytes);
+
 }  // namespace spgemm::cuda

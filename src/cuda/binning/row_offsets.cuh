@@ -152,8 +152,8 @@ struct NumericBinning {
 
 // The same as a launch of one block, after the bins' kernels of a binned
 // symbolic phase for C of few rows (configs/bins.hpp's kFewLaunchesRows;
-// f.blocks_done and f.post unused), which then also bins C's rows for the
-// numeric phase.
+// f.blocks_done unused), which then also bins C's rows for the numeric
+// phase and posts f.post (if set) after that.
 inline constexpr int kOffsetsBlockThreads = 1024;
 template <class Offset>
 __global__ void __launch_bounds__(kOffsetsBlockThreads)
@@ -161,6 +161,7 @@ __global__ void __launch_bounds__(kOffsetsBlockThreads)
   block_row_offsets<long long>(offsets, offsets, f);
   __syncthreads();  // C's offsets, which give the rows' sizes, are all written
   block_bin_rows(bins.sizes, f.rows, bins.thresholds, bins.counts, bins.binned_rows);
+  if (f.post.words > 0) post_to_host(f.post);
 }
 
 }  // namespace spgemm::cuda

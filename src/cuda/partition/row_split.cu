@@ -149,10 +149,6 @@ __global__ void b_rows_kernel(const Offset* b_offsets, long long b_rows, long lo
   cut.b_end = static_cast<long long>(b_offsets[cut.b_row_end]);
 }
 
-// The box posted to the host (split_rows's readback without a copy and a
-// synchronization).
-__global__ void post_kernel(DevicePost post) { post_to_host(post); }
-
 template <class Offset>
 __global__ void __launch_bounds__(kThreads)
     shift_kernel(Offset* out, const Offset* in, int64_t n, int64_t delta) {
@@ -386,10 +382,7 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
       // stream synchronization (from the scan's start to the host's having
       // the cut: 35 -> 23 us, stencil27:64 on two H100s, traced,
       // docs/scaling.md)
-      const Context::PostBox post = ctx.post_box(box_bytes);
-      post_kernel<<<1, kThreads, 0, stream>>>(post_into(post, box.get()));
-      SPGEMM_CUDA_CHECK_LAUNCH();
-      ctx.wait_for(post, host.data());
+      read_back_posted(ctx, host.data(), box.get(), host.size());
     } else {
       ctx.read_back(host.data(), box.get(), host.size());
     }

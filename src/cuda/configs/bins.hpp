@@ -234,6 +234,10 @@ inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerm
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
+// A thread's walk (kernels/lane_terms.cuh's for_row_terms) loads a row of
+// B's columns and values kRowOfBBatch at a time, all before the batch's
+// first add (one at a time, each term waited for its load: ...).
+inline constexpr int kRowOfBBatch = 8;
 // The thread kernels' loads are gathers, a row of B for each thread, whose
 // lines the SM's L1 keeps only if shared memory leaves it room: with all
 // the shared memory their blocks can use, G3_circuit's numeric thread

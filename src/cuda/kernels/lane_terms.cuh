@@ -7,6 +7,7 @@
 // more than 32 * K terms are never binned here; terms beyond are not visited.
 #pragma once
 
+#include "cuda/configs/bins.hpp"
 #include "cuda/pattern.cuh"
 #include "cuda/warp_shuffle.cuh"
 
@@ -72,10 +73,11 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 // either returns false to stop the walk, and then so does this. Each load
 // is issued a step before its use: the next entry's row of B and value,
 // and the row index of the entry after it, while the current entry's terms
-// are added; the next term's column and value before the current term's
-// add. The order of the terms is unchanged. A thread's row is a chain of
-// dependent loads (A's column, B's offsets, B's columns), which nothing
-// else in flight on the thread hides.
+// are added; a row of B's columns and values configs/bins.hpp's
+// kRowOfBBatch at a time, all of a batch's loads before its first add. The
+// order of the terms is unchanged. A thread's row is a chain of dependent
+// loads (A's column, B's offsets, B's columns), which nothing else in
+// flight on the thread hides.
 template <bool Addend, class Offset, class Col, class AValue, class BValue, class Term,
           class AddendTerm>
 __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
@@ -101,23 +103,21 @@ __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
         next_a_ik = a_value(a + 1);
         if (a + 2 < a_end) k_after = A.col(a + 2);
       }
-      if (b < b_end) {
-        int c = B.col(b);
-        auto b_kj = b_value(b);
-        for (;;) {
-          const Offset n = b + 1;
-          int c_next = 0;
-          decltype(b_kj) next_b_kj{};
-          if (n < b_end) {
-            c_next = B.col(n);
-            next_b_kj = b_value(n);
+      for (; b < b_end; b += kRowOfBBatch) {
+        int c[kRowOfBBatch];
+        decltype(b_value(b)) b_kj[kRowOfBBatch];
+#pragma unroll
+        for (int u = 0; u < kRowOfBBatch; ++u) {
+          c[u] = 0;
+          b_kj[u] = {};
+          if (b + u < b_end) {
+            c[u] = B.col(b + u);
+            b_kj[u] = b_value(b + u);
           }
-          if (!term(c, a_ik, b_kj)) return false;
-          if (n >= b_end) break;
-          b = n;
-          c = c_next;
-          b_kj = next_b_kj;
         }
+#pragma unroll
+        for (int u = 0; u < kRowOfBBatch; ++u)
+          if (b + u < b_end && !term(c[u], a_ik, b_kj[u])) return false;
       }
       if (!more) break;
       ++a;

@@ -5,8 +5,8 @@
 //             is nnz(C) (CUB) -> rows re-binned by
 //             their exact nnz for the numeric phase -> ONE readback of a
 //             small summary (nnz(C) and the numeric bin counts): the only
-//             host synchronization of a large product (posted by a
-//             one-block kernel, cuda/post.cuh, as analyze's readback is)
+//             host synchronization of a large product (posted to the
+//             host, cuda/post.cuh, as analyze's readback is)
 //   numeric:  per bin (kernels/numeric.cuh), exact grids from the summary;
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold

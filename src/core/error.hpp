@@ -31,6 +31,3 @@ void check_cuda(cudaError_t err, const char* what, const char* file, int line);
 }  // namespace spgemm
 
 #define SPGEMM_CUDA_CHECK(call) ::spgemm::check_cuda((call), #call, __FILE__, __LINE__)
-// After a kernel launch: catches bad configurations without synchronizing.
-#define SPGEMM_CUDA_CHECK_LAUNCH() \
-  ::spgemm::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

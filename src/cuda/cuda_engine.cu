@@ -41,6 +41,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
+#include "cuda/configs/launch.cuh"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
 #include "cuda/post.cuh"
@@ -650,8 +651,7 @@ class CudaEngine final : public Engine {
       const Context::PostBox box = ctx_.post_box(sizeof(Summary));
       const SmallFinish<Offset> f{rows,    base, &summary->nnz, &summary->longest_row,
                                   nullptr, post_into(box, summary)};
-      row_offsets_kernel<<<1, kOffsetsBlockThreads, 0, stream>>>(offsets, f, bins);
-      SPGEMM_CUDA_CHECK_LAUNCH();
+      launch(row_offsets_kernel<Offset>, 1, kOffsetsBlockThreads, 0, stream, offsets, f, bins);
       return wait_for_summary(box);
     }
     size_t bytes = total_and_scan_temp_bytes(rows);

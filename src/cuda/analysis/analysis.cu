@@ -121,16 +121,14 @@ void launch_analysis(Context& ctx, const CheckedOperand* checks, int count, CsrD
   auto kernel = analysis_kernel<Offset, Col>;
   const int grid =
       grid_for(pass.work, kThreads, resident_blocks(kernel, kThreads, 0, ctx.limits()));
-  kernel<<<grid, kThreads, 0, ctx.stream()>>>(pass.checks, pass.count);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(kernel, grid, kThreads, 0, ctx.stream(), pass.checks, pass.count);
 }
 
 void launch_count_beyond(Context& ctx, const int* terms, int rows, int beyond, int* rows_beyond) {
   if (rows <= 0) return;
   const int grid = grid_for(rows, kThreads,
                             resident_blocks(count_beyond_kernel, kThreads, 0, ctx.limits()));
-  count_beyond_kernel<<<grid, kThreads, 0, ctx.stream()>>>(terms, rows, beyond, rows_beyond);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(count_beyond_kernel, grid, kThreads, 0, ctx.stream(), terms, rows, beyond, rows_beyond);
 }
 
 #define SPGEMM_INSTANTIATE_ANALYSIS(Offset, Col)                                          \

@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 #include "cuda/binning/binning.cuh"
+#include "cuda/configs/launch.cuh"
 
 #include <algorithm>
 
@@ -64,10 +65,8 @@ void bin_rows(const DeviceLimits& limits, RowSizes sizes, int rows,
   if (rows == 0) return;
   const int resident = std::max(1, limits.sm_count * (limits.max_threads_per_sm / kThreads));
   const auto blocks = static_cast<unsigned>(std::min((rows + kThreads - 1) / kThreads, resident));
-  count_kernel<<<blocks, kThreads, 0, stream>>>(sizes, rows, thresholds, counts);
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  scatter_kernel<<<blocks, kThreads, 0, stream>>>(sizes, rows, thresholds, counts, binned_rows);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(count_kernel, blocks, kThreads, 0, stream, sizes, rows, thresholds, counts);
+  launch(scatter_kernel, blocks, kThreads, 0, stream, sizes, rows, thresholds, counts, binned_rows);
 }
 
 }  // namespace spgemm::cuda

@@ -1,7 +1,10 @@
 #include "cuda/configs/bins.hpp"
 #include "cuda/configs/launch.cuh"
 
+#include <cuda.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -75,6 +78,53 @@ KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const Dev
   std::lock_guard<std::mutex> lock(mutex);
   known.emplace(key, facts);
   return facts;
+}
+
+void* driver_function(const void* kernel) {
+  int device = 0;
+  SPGEMM_CUDA_CHECK(cudaGetDevice(&device));
+  using Key = std::pair<const void*, int>;
+  static std::mutex mutex;
+  static std::map<Key, void*> known;
+  const Key key{kernel, device};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  cudaFunction_t function = nullptr;
+  SPGEMM_CUDA_CHECK(cudaGetFuncBySymbol(&function, kernel));
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, static_cast<void*>(function));
+  return function;
+}
+
+DriverLaunch driver_launch() {
+  // (the entry point, not a link to libcuda: the library loads without a driver)
+  static const DriverLaunch launch = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SPGEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000,
+                                                       cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !entry)
+      fail(SPGEMM_STATUS_EXECUTION_FAILED, "the driver has no cuLaunchKernel");
+    return reinterpret_cast<DriverLaunch>(entry);
+  }();
+  static_assert(sizeof(CUresult) == sizeof(int), "cuLaunchKernel's result read as an int");
+  return launch;
+}
+
+bool runtime_launch_asked() {
+  static const bool asked = std::getenv("SPGEMM_EXP_RUNTIME_LAUNCH") != nullptr;
+  return asked;
+}
+
+// The driver's results share the runtime's codes for the errors a launch
+// reports (CUDA_ERROR_INVALID_VALUE = cudaErrorInvalidValue = 1, ...,
+// CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = cudaErrorLaunchOutOfResources = 701).
+void check_driver_launch(int result, const char* file, int line) {
+  if (result != CUDA_SUCCESS)
+    check_cuda(static_cast<cudaError_t>(result), "kernel launch (cuLaunchKernel)", file, line);
 }
 
 int lanes_for(long long rows, long long nnz) {

@@ -7,6 +7,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace spgemm::cuda {
 
@@ -42,6 +44,43 @@ template <class Kernel>
 size_t dynamic_smem_limit(Kernel kernel, const DeviceLimits& limits) {
   return limits.max_smem_per_block -
          kernel_facts(reinterpret_cast<const void*>(kernel), 0, 0, limits).static_smem;
+}
+
+// The driver's handle of `kernel` on the current device, looked up once and
+// kept (configs.cu), and the driver's cuLaunchKernel, which launch() calls.
+void* driver_function(const void* kernel);
+using DriverLaunch = int (*)(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                             unsigned block_x, unsigned block_y, unsigned block_z, unsigned smem,
+                             cudaStream_t stream, void** params, void** extra);
+DriverLaunch driver_launch();
+bool runtime_launch_asked();  // (temporary: SPGEMM_EXP_RUNTIME_LAUNCH set, for an A/B)
+void check_driver_launch(int result, const char* file, int line);
+
+// kernel<<<grid, threads, smem, stream>>>(args...) on the current device,
+// made through the driver with the kernel's function looked up once: the
+// runtime's launch looks it up at every call (0.8 us of ~4.2 per launch
+// of a small product's ~45, one H200, docs/performance.md, fifty-second
+// session).
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+            Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "one argument per parameter");
+  std::tuple<Params...> values(std::forward<Args>(args)...);
+  std::apply(
+      [&](auto&... value) {
+        if (runtime_launch_asked()) {
+          kernel<<<grid, threads, smem, stream>>>(value...);
+          SPGEMM_CUDA_CHECK(cudaGetLastError());
+          return;
+        }
+        void* params[] = {static_cast<void*>(&value)..., nullptr};
+        check_driver_launch(
+            driver_launch()(driver_function(reinterpret_cast<const void*>(kernel)), grid.x, grid.y,
+                            grid.z, static_cast<unsigned>(threads), 1, 1,
+                            static_cast<unsigned>(smem), stream, params, nullptr),
+            __FILE__, __LINE__);
+      },
+      values);
 }
 
 inline int grid_for(long long items, int items_per_block, int resident) {

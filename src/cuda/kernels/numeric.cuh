@@ -630,9 +630,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet 
   if (resident < 0) resident = resident_blocks(kernel, threads, smem, limits);
   const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
   const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  kernel<<<grid, threads, smem, stream>>>(args, set, log2_of_pow2(b.spec.table_size),
-                                          std::min(lanes, group_threads), reuse);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(kernel, grid, threads, smem, stream, args, set, log2_of_pow2(b.spec.table_size),
+         std::min(lanes, group_threads), reuse);
 }
 
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
@@ -649,8 +648,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       const size_t smem = sizeof(Value) * window + window / 8;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(args, set, window, lanes, reuse);
-      SPGEMM_CUDA_CHECK_LAUNCH();
+      launch(kernel, grid, kDenseBlockThreads, smem, stream, args, set, window, lanes, reuse);
       return;
     }
     if (bin > layout.dense_bin() && layout.thread_bin(bin) && s.thread_rows) {
@@ -658,8 +656,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
       const int grid = grid_for(
           rows_in_set, kThreadRowBlockThreads,
           resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadNumericCarveout));
-      kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(args, set);
-      SPGEMM_CUDA_CHECK_LAUNCH();
+      launch(kernel, grid, kThreadRowBlockThreads, 0, stream, args, set);
       return;
     }
     if (bin > layout.dense_bin()) {
@@ -667,8 +664,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
         auto kernel = sort_numeric_kernel<k, Addend, Value, Offset, Col>;
         const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
                                   resident_blocks(kernel, kSortBlockThreads, 0, limits));
-        kernel<<<grid, kSortBlockThreads, 0, stream>>>(args, set, reuse);
-        SPGEMM_CUDA_CHECK_LAUNCH();
+        launch(kernel, grid, kSortBlockThreads, 0, stream, args, set, reuse);
       });
       return;
     }
@@ -680,8 +676,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
         const size_t smem = b.ordered_smem_bytes;
         const int grid = grid_for(static_cast<long long>(rows_in_set) * s.split.parts, 1,
                                   resident_blocks(kernel, threads, smem, limits));
-        kernel<<<grid, threads, smem, stream>>>(args, set, s.split);
-        SPGEMM_CUDA_CHECK_LAUNCH();
+        launch(kernel, grid, threads, smem, stream, args, set, s.split);
         return;
       }
     }

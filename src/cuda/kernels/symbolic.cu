@@ -424,9 +424,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
     const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
     // (its pass of the analysis: blocks of their own after the rows')
     finish.analysis_blocks = analysis.work > 0 ? grid_for(analysis.work, threads, resident) : 0;
-    kernel<<<grid + finish.analysis_blocks, threads, b.smem_bytes, stream>>>(
-        A, B, D, set, log2_table, b_words, group_lanes, row_nnz, finish, analysis);
-    SPGEMM_CUDA_CHECK_LAUNCH();
+    launch(kernel, grid + finish.analysis_blocks, threads, b.smem_bytes, stream, A, B, D, set,
+           log2_table, b_words, group_lanes, row_nnz, finish, analysis);
     return;
   }
   // (where B's columns fit every table's bits, their bitmask covers every
@@ -454,9 +453,8 @@ void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int fir
   const size_t smem = numbered ? numbered_smem : b.smem_bytes;
   const int grid =
       grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
-  kernel<<<grid, threads, smem, stream>>>(A, B, D, set, log2_table, b_words, group_lanes, terms,
-                                          ranges, row_nnz);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(kernel, grid, threads, smem, stream, A, B, D, set, log2_table, b_words, group_lanes, terms,
+         ranges, row_nnz);
 }
 
 // The schedule's kernels (compiled with or without D's loop, see numeric.cuh).
@@ -475,8 +473,7 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       const int grid = grid_for(
           rows_in_set, kThreadRowBlockThreads,
           resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadSymbolicCarveout));
-      kernel<<<grid, kThreadRowBlockThreads, 0, stream>>>(A, B, D, set, row_nnz);
-      SPGEMM_CUDA_CHECK_LAUNCH();
+      launch(kernel, grid, kThreadRowBlockThreads, 0, stream, A, B, D, set, row_nnz);
       return;
     }
     if (bin == layout.dense_bin()) {
@@ -484,9 +481,8 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
       const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
       const int grid =
           grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      kernel<<<grid, kDenseBlockThreads, smem, stream>>>(A, B, D, set, static_cast<int>(smem / 4),
-                                                         lanes, row_nnz);
-      SPGEMM_CUDA_CHECK_LAUNCH();
+      launch(kernel, grid, kDenseBlockThreads, smem, stream, A, B, D, set,
+             static_cast<int>(smem / 4), lanes, row_nnz);
       return;
     }
     const HashBinLaunch& b = layout.hash[bin];  // (of a set of several: the last)

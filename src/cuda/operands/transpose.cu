@@ -3,6 +3,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
+#include "cuda/configs/launch.cuh"
 #include "cuda/pattern.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -108,9 +109,9 @@ class CudaTranspose final : public Transpose {
         const Pattern<Offset, Col> X{static_cast<const Offset*>(x.row_offsets),
                                      static_cast<const Col*>(x.col_ind), cols,
                                      static_cast<int>(x.base)};
-        entry_keys_kernel<<<blocks_for(static_cast<int64_t>(rows) * 32), kThreads, 0, stream>>>(
-            X, rows, keys.get(), positions.get(), entry_rows.get(), counts.get());
-        SPGEMM_CUDA_CHECK_LAUNCH();
+        launch(entry_keys_kernel<Offset, Col>, blocks_for(static_cast<int64_t>(rows) * 32),
+               kThreads, 0, stream, X, rows, keys.get(), positions.get(), entry_rows.get(),
+               counts.get());
       }
       size_t sort_bytes = sort_and_scan_temp_bytes(nnz, cols), scan_bytes = sort_bytes;
       DeviceBuffer<unsigned char> temp(ctx_, sort_bytes);
@@ -118,9 +119,8 @@ class CudaTranspose final : public Transpose {
                         positions.get(), permutation_.get(), counts.get(), offsets_.get(), nnz,
                         cols, stream);
       if (nnz > 0) {
-        gather_rows_kernel<<<blocks_for(nnz), kThreads, 0, stream>>>(
-            nnz, permutation_.get(), entry_rows.get(), cols_.get());
-        SPGEMM_CUDA_CHECK_LAUNCH();
+        launch(gather_rows_kernel<Offset, Col>, blocks_for(nnz), kThreads, 0, stream, nnz,
+               permutation_.get(), entry_rows.get(), cols_.get());
       }
     }  // the temporaries go back here
     describe(x, offsets_.get(), cols_.get(), values_.get());
@@ -128,10 +128,9 @@ class CudaTranspose final : public Transpose {
 
   void gather_values(const MatrixDesc& x, bool conjugate) override {
     if (x.nnz == 0) return;
-    gather_values_kernel<<<blocks_for(x.nnz), kThreads, 0, ctx_.stream()>>>(
-        x.nnz, permutation_.get(), static_cast<const Value*>(x.values), values_.get(),
-        conjugate);
-    SPGEMM_CUDA_CHECK_LAUNCH();
+    launch(gather_values_kernel<Value, Offset>, blocks_for(x.nnz), kThreads, 0, ctx_.stream(),
+           x.nnz, permutation_.get(), static_cast<const Value*>(x.values), values_.get(),
+           conjugate);
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/configs/launch.cuh"
 #include "cuda/partition/row_split.hpp"
 #include "cuda/post.cuh"
 
@@ -211,18 +212,15 @@ void launch_cuts(Context& ctx, const Operands& in, const long long* before,
   }
   args.cumulative[parts] = 1.0;
   const int blocks = (parts + 1 + kThreads - 1) / kThreads;
-  cut_kernel<Offset><<<blocks, kThreads, 0, stream>>>(args, cuts_d);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(cut_kernel<Offset>, blocks, kThreads, 0, stream, args, cuts_d);
   if (!spans) return;
   const int64_t per_part = (in.A->nnz + parts - 1) / parts;
   const dim3 grid(static_cast<unsigned>(stride_blocks(ctx, per_part)),
                   static_cast<unsigned>(parts));
-  span_kernel<Col><<<grid, kThreads, 0, stream>>>(static_cast<const Col*>(in.A->col_ind),
-                                                  in.A->base, in.A->nnz, cuts_d);
-  SPGEMM_CUDA_CHECK_LAUNCH();
-  b_rows_kernel<Offset><<<(parts + kThreads - 1) / kThreads, kThreads, 0, stream>>>(
-      static_cast<const Offset*>(in.B->row_offsets), in.B->rows, in.A->base, parts, cuts_d);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(span_kernel<Col>, grid, kThreads, 0, stream, static_cast<const Col*>(in.A->col_ind),
+         in.A->base, in.A->nnz, cuts_d);
+  launch(b_rows_kernel<Offset>, (parts + kThreads - 1) / kThreads, kThreads, 0, stream,
+         static_cast<const Offset*>(in.B->row_offsets), in.B->rows, in.A->base, parts, cuts_d);
 }
 
 // An event recorded on `stream` now (destroyed with its owner); the current
@@ -452,9 +450,8 @@ std::vector<long long> offsets_at(Context& ctx, const Offset* offsets,
   SPGEMM_CUDA_CHECK(cudaMemcpyAsync(rows_d.get(), rows.data(), sizeof(long long) * rows.size(),
                                     cudaMemcpyHostToDevice, stream));
   const auto n = static_cast<long long>(rows.size());
-  gather_kernel<Offset><<<static_cast<int>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      offsets, rows_d.get(), n, out_d.get());
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(gather_kernel<Offset>, static_cast<int>((n + kThreads - 1) / kThreads), kThreads, 0,
+         stream, offsets, rows_d.get(), n, out_d.get());
   ctx.read_back(out.data(), out_d.get(), sizeof(long long) * rows.size());
   return out;
 }
@@ -463,8 +460,7 @@ template <class Offset>
 void shift_offsets(Offset* out, const Offset* in, int64_t n, int64_t delta, cudaStream_t stream) {
   if (n <= 0) return;
   const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 4096);
-  shift_kernel<Offset><<<static_cast<int>(blocks), kThreads, 0, stream>>>(out, in, n, delta);
-  SPGEMM_CUDA_CHECK_LAUNCH();
+  launch(shift_kernel<Offset>, static_cast<int>(blocks), kThreads, 0, stream, out, in, n, delta);
 }
 
 #define SPGEMM_INSTANTIATE_SPLIT(Offset, Col)                                                 \

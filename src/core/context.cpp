@@ -116,6 +116,7 @@ Context::~Context() {
   if (pinned_.at) cudaFreeHost(pinned_.at);
   if (stash_.at) cudaFreeHost(stash_.at);
   if (post_) cudaFreeHost(post_);
+  if (zeroed_) cudaFree(zeroed_);
   for (int i = 0; i < kSideStreams; ++i) {
     if (side_[i]) cudaStreamDestroy(side_[i]);  // returns at once; queued work still runs
     if (join_events_[i]) cudaEventDestroy(join_events_[i]);
@@ -301,6 +302,20 @@ Context::PostBox Context::post_box(size_t bytes) {
   }
   return {static_cast<unsigned long long*>(post_device_), count, last_ticket_,
           static_cast<const volatile unsigned long long*>(post_)};
+}
+
+void* Context::zeroed_counters(size_t bytes) {
+  if (zeroed_spoiled_ || bytes > kZeroedBytes) return nullptr;
+  if (!zeroed_) {
+    void* at = nullptr;
+    SPGEMM_CUDA_CHECK(cudaMalloc(&at, kZeroedBytes));
+    cudaError_t err = cudaMemsetAsync(at, 0, kZeroedBytes, stream_);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream_);  // (once: zero for any stream)
+    if (err != cudaSuccess) cudaFree(at);
+    SPGEMM_CUDA_CHECK(err);
+    zeroed_ = at;
+  }
+  return zeroed_;
 }
 
 void Context::wait_for(const PostBox& box, void* out) {

@@ -76,6 +76,9 @@ struct Summary {
 };
 
 static_assert(sizeof(Summary) % sizeof(uint32_t) == 0, "the summary is posted in words");
+static_assert(sizeof(Summary) <= Context::kZeroedBytes &&
+                  sizeof(Summary) / sizeof(uint32_t) <= kPostZeroWordsPerThread * 32,
+              "a gated small product's counters fit the handle's zeroed memory and its post");
 
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
@@ -241,8 +244,12 @@ class CudaEngine final : public Engine {
                            static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
     buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
     Summary* summary = buffers_.summary;
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
-    mask_cap_ = symbolic_mask_cap(in, &summary->rows_beyond);
+    // (the gated kernel counts into the handle's zeroed memory where it can:
+    // no memset)
+    counters_ = bin >= 0 ? static_cast<Summary*>(ctx_.zeroed_counters(sizeof(Summary))) : nullptr;
+    if (!counters_) SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
+    summary_stale_ = false;
+    mask_cap_ = symbolic_mask_cap(in, &counting()->rows_beyond);
     if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
@@ -277,25 +284,39 @@ class CudaEngine final : public Engine {
     auto* offsets = static_cast<Offset*>(c.row_offsets);
     Summary* summary = buffers_.summary;
     written_ = {};
+    bool shut = false;  // tried behind the gate, which stayed shut
+    ProductStats stats{};
     if (gate_.tried) {  // tried behind the gate (analyze)
       // (the rows count their own terms: the pass only checks)
-      const TermCount terms = term_count(in, true);
+      const TermCount terms = term_count(in, true, counting());
       TermCount checks_only = terms;
       checks_only.row_count = 0;
       const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
-          ctx_, deferred_.operands, deferred_.count, summary->checks, &checks_only);
-      const Summary host =
-          symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass, &terms);
+          ctx_, deferred_.operands, deferred_.count, counting()->checks, &checks_only);
+      Summary host;
+      try {
+        host = symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass, &terms);
+      } catch (...) {
+        if (counters_) ctx_.spoil_zeroed_counters();  // (may not have been set back)
+        throw;
+      }
+      if (std::exchange(counters_, nullptr)) {  // (the plan's summary was never zeroed)
+        posted_ = host;
+        summary_stale_ = true;
+      }
       report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
       deferred_.count = 0;
       gate_ = {};
       if (host.products.small_rows > 0) return small_nnz(host, rows);
       known_products_ = host.products.total;
-      if (!schedule_small(rows, host.products)) {  // what analyze would have chosen
-        bin_symbolic(rows);
-        schedule_binned(rows, nullptr);
-        symbolic_schedule_.most_terms = host.products.max;  // (the bins no row reaches: skipped)
-      }
+      stats = host.products;
+      shut = true;
+    }
+    if (summary_stale_) restore_counts();
+    if (shut && !schedule_small(rows, stats)) {  // what analyze would have chosen
+      bin_symbolic(rows);
+      schedule_binned(rows, nullptr);
+      symbolic_schedule_.most_terms = stats.max;  // (the bins no row reaches: skipped)
     }
     if (symbolic_schedule_.single_bin >= 0)
       return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
@@ -308,6 +329,7 @@ class CudaEngine final : public Engine {
                                  symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
     fork.done();
     const Summary host = scan_bin_and_read(offsets, rows, static_cast<Offset>(c.base));
+    b_sorted_ = b_order_examined_ && host.b_disorder == 0;
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
                          summary->draws};
@@ -335,8 +357,7 @@ class CudaEngine final : public Engine {
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),
                                          static_cast<Value*>(c.values),
-                                         b_order_examined_ ? &buffers_.summary->b_disorder
-                                                           : nullptr};
+                                         b_sorted_};
     const WrittenArrays target{c.row_offsets, c.col_ind};
     DeviceBuffer<unsigned char> split_scratch;  // given back after the join
     Schedule schedule = numeric_schedule_;
@@ -393,11 +414,32 @@ class CudaEngine final : public Engine {
     }
   };
 
+  // Where the analysis and a gated small product's kernel count.
+  Summary* counting() const { return counters_ ? counters_ : buffers_.summary; }
+
+  // After a gated kernel that counted in the handle's zeroed memory, before
+  // any kernel that counts in the plan's summary (a shut gate's symbolic
+  // phase, or a later spgemmSymbolic): the summary, never zeroed, gets
+  // what the binned phase reads on the device from it, as the gated kernel
+  // posted it (the products' statistics, which a later small symbolic phase
+  // reads back, B's disorder, the rows beyond the mask cap), and zeros for
+  // the counters.
+  void restore_counts() {
+    Summary restored{};
+    restored.products = posted_.products;
+    restored.b_disorder = posted_.b_disorder;
+    restored.rows_beyond = posted_.rows_beyond;
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(buffers_.summary, &restored, sizeof(Summary),
+                                      cudaMemcpyHostToDevice, ctx_.stream()));
+    summary_stale_ = false;
+    if (mask_cap_.rows_beyond) mask_cap_.rows_beyond = &buffers_.summary->rows_beyond;
+  }
+
   // What the analysis counts (analysis.cuh): the terms of every row, with
   // `stats` their statistics, B's order where it is examined, and the rows
   // beyond the mask cap.
-  TermCount term_count(const Operands& in, bool stats) {
-    Summary* summary = buffers_.summary;
+  TermCount term_count(const Operands& in, bool stats, Summary* summary = nullptr) {
+    if (!summary) summary = buffers_.summary;
     TermCount terms{&in, buffers_.terms, stats ? &summary->products : nullptr};
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     terms.spans = buffers_.spans;  // (each nullptr where not counted)
@@ -418,11 +460,11 @@ class CudaEngine final : public Engine {
                          const AnalysisPass<Offset, Col>* analysis = nullptr,
                          const TermCount* terms = nullptr) {
     const int rows = static_cast<int>(in.A->rows);
-    Summary* summary = buffers_.summary;
+    Summary* summary = counting();
     const Context::PostBox box = ctx_.post_box(sizeof(Summary));
     SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
                                &summary->symbolic_blocks_done,
-                               post_into(box, summary)};
+                               post_into(box, summary, /*zero=*/counters_ != nullptr)};
     finish.counts = buffers_.symbolic_rows;  // (not binned: free)
     if (gate_.tried) {  // (no spans: analyze counts them only for binned products)
       finish.stats = terms->stats;
@@ -461,6 +503,7 @@ class CudaEngine final : public Engine {
   // (there is one: nnz <= terms, and the symbolic bin was only chosen where
   // the numeric layout has one for the same rows).
   int64_t small_nnz(const Summary& host, int rows) {
+    b_sorted_ = b_order_examined_ && host.b_disorder == 0;
     const int sort = numeric_layout_.thresholds.sort_bin(host.products.max);
     numeric_schedule_ = {nullptr, nullptr, nullptr,
                          sort >= 0 ? sort : small_bin(numeric_layout_, rows, host.longest_row)};
@@ -697,6 +740,13 @@ class CudaEngine final : public Engine {
   BinLayout numeric_layout_;
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
+  bool b_sorted_ = false;          // ... and B's rows found strictly increasing (symbolic)
+  // A gated small product's counters (analyze: the handle's zeroed memory,
+  // Context::zeroed_counters), until its symbolic kernel has posted them;
+  // nullptr: the plan's summary, zeroed by analyze.
+  Summary* counters_ = nullptr;
+  bool summary_stale_ = false;  // ... which have been posted (posted_), not the summary zeroed
+  Summary posted_{};
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   long long known_products_ = -1;  // C's products where analyze or a missed gate read them back
   AnalysisBuffers buffers_;

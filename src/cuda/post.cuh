@@ -14,16 +14,23 @@
 namespace spgemm::cuda {
 
 struct DevicePost {
-  const uint32_t* from = nullptr;  // device memory, final when the post starts
+  uint32_t* from = nullptr;          // device memory, final when the post starts
   unsigned long long* to = nullptr;  // the box's words
   int words = 0;                     // 0: nothing to post
   uint32_t ticket = 0;
+  bool zero = false;  // `from` set back to zero before the post (Context::zeroed_counters)
 };
 
-// The post of the data at `from` into `box` (as many bytes as the box has).
-inline DevicePost post_into(const Context::PostBox& box, const void* from) {
-  return {static_cast<const uint32_t*>(from), box.words, box.count, box.ticket};
+// The post of the data at `from` into `box` (as many bytes as the box has);
+// with `zero`, counters the post sets back to zero.
+inline DevicePost post_into(const Context::PostBox& box, const void* from, bool zero = false) {
+  return {static_cast<uint32_t*>(const_cast<void*>(from)), box.words, box.count, box.ticket, zero};
 }
+
+// The words a thread of the block holds when a post sets its data back to
+// zero: the data may have at most this many words per thread (checked at
+// the launch, kernels/symbolic.cu).
+inline constexpr int kPostZeroWordsPerThread = 4;
 
 // Block-collective, by the block that finishes the work: its and every
 // earlier write (made visible to it device-wide) are what the host gets,
@@ -31,13 +38,36 @@ inline DevicePost post_into(const Context::PostBox& box, const void* from) {
 // offsets when spgemmSymbolic returns, to a kernel or copy on any stream):
 // a device-scope fence, not the system-scope one that a ticket after the
 // data needed.
+// With post.zero, each thread reads its words, writes zeros over them, and
+// posts what it read after a second fence: the zeros are visible
+// device-wide before the host has any word (so a kernel the host launches
+// then, on any stream, finds them).
 __device__ __forceinline__ void post_to_host(const DevicePost& post) {
   __threadfence();  // the block's own writes, before any word of the post
   __syncthreads();  // ... by any of its threads
-  const volatile uint32_t* from = post.from;
+  volatile uint32_t* from = post.from;
+  auto* to = reinterpret_cast<volatile unsigned long long*>(post.to);
   const unsigned long long ticket = static_cast<unsigned long long>(post.ticket) << 32;
-  for (int w = static_cast<int>(threadIdx.x); w < post.words; w += static_cast<int>(blockDim.x))
-    reinterpret_cast<volatile unsigned long long*>(post.to)[w] = ticket | from[w];
+  const int first = static_cast<int>(threadIdx.x), step = static_cast<int>(blockDim.x);
+  if (post.zero) {
+    uint32_t held[kPostZeroWordsPerThread];
+#pragma unroll
+    for (int k = 0; k < kPostZeroWordsPerThread; ++k) {
+      const int w = first + k * step;
+      if (w < post.words) {
+        held[k] = from[w];
+        from[w] = 0;
+      }
+    }
+    __threadfence();
+#pragma unroll
+    for (int k = 0; k < kPostZeroWordsPerThread; ++k) {
+      const int w = first + k * step;
+      if (w < post.words) to[w] = ticket | held[k];
+    }
+    return;
+  }
+  for (int w = first; w < post.words; w += step) to[w] = ticket | from[w];
 }
 
 // Context::read_back's copy of `bytes` (a multiple of 4) at device memory

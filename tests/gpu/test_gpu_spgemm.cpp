@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -358,6 +359,77 @@ TEMPLATE_TEST_CASE("GPU small product tried behind the gate, whose longest rows 
   const auto blocks = few_long_rows(300, 4000, 2, 45, 3, 44);
   check_product<TestType>(handle.h, convert_values<TestType>(blocks), convert_values<TestType>(B),
                           TestType(0.75), "300 rows, longest of ~900 terms");
+}
+
+TEST_CASE("GPU small products of one handle analyzed and counted in turn", "[gpu]") {
+  // A gated small product counts in the handle's zeroed memory
+  // (core/context.hpp's zeroed_counters), which its symbolic kernel sets
+  // back to zero before it posts: three plans of one handle analyzed one
+  // after the other before any is counted (they share that memory), the
+  // third with B's rows reversed and rows too long for its gate (its
+  // symbolic phase goes on binned from the plan's summary, which the
+  // posted counts then fill, cuda_engine.cu's restore_counts), and the
+  // first counted twice (the second time from the plan's own summary).
+  Handle handle;
+  const cudaStream_t stream = stream_of(handle.h);
+  const auto B = uniform_random(4000, 4000, 20, 42);
+  const HostCsr<double> As[] = {few_long_rows(300, 4000, 2, 19, 3, 41),
+                                uniform_random(700, 4000, 6, 45),
+                                few_long_rows(300, 4000, 2, 45, 3, 44)};
+  const HostCsr<double> Bs[] = {B, B, with_reversed_rows(B)};
+  struct Plan {
+    std::unique_ptr<DeviceCsr<double>> A, B;
+    std::unique_ptr<DeviceArray<int32_t>> offsets, cols;
+    std::unique_ptr<DeviceArray<double>> values;
+    spgemmMatDescr_t C = nullptr;
+    spgemmPlan_t plan = nullptr;
+    int64_t nnz = -1;
+  } plans[3];
+  for (int i = 0; i < 3; ++i) {
+    Plan& p = plans[i];
+    p.A = std::make_unique<DeviceCsr<double>>(As[i], stream);
+    p.B = std::make_unique<DeviceCsr<double>>(Bs[i], stream);
+    p.offsets = std::make_unique<DeviceArray<int32_t>>(static_cast<size_t>(As[i].rows) + 1);
+    p.offsets->poison(stream);
+    spgemm_ok(spgemmCreateCsr(&p.C, As[i].rows, B.cols, 0, p.offsets->ptr, nullptr, nullptr,
+                              SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO,
+                              CUDA_R_64F),
+              "spgemmCreateCsr(C)");
+    spgemm_ok(spgemmPlanCreate(handle.h, &p.plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+                               SPGEMM_OPERATION_NON_TRANSPOSE, p.A->descr, p.B->descr, p.C,
+                               CUDA_R_64F),
+              "spgemmPlanCreate");
+  }
+  for (Plan& p : plans) spgemm_ok(spgemmAnalyze(handle.h, p.plan), "spgemmAnalyze");
+  for (const int i : {2, 0, 1, 0})
+    spgemm_ok(spgemmSymbolic(handle.h, plans[i].plan, &plans[i].nnz), "spgemmSymbolic");
+  const double alpha = 0.75;
+  for (int i = 0; i < 3; ++i) {
+    INFO("plan " << i);
+    Plan& p = plans[i];
+    const ReferenceProduct<double> reference = reference_spgemm(As[i], Bs[i], alpha);
+    REQUIRE(p.nnz == reference.C.nnz());
+    p.cols = std::make_unique<DeviceArray<int32_t>>(static_cast<size_t>(p.nnz));
+    p.values = std::make_unique<DeviceArray<double>>(static_cast<size_t>(p.nnz));
+    p.cols->poison(stream);
+    p.values->poison(stream);
+    spgemm_ok(spgemmCsrSetPointers(p.C, p.offsets->ptr, p.cols->ptr, p.values->ptr),
+              "spgemmCsrSetPointers");
+    spgemm_ok(spgemmNumeric(handle.h, p.plan, &alpha), "spgemmNumeric");
+    HostCsr<double> C;
+    C.rows = As[i].rows;
+    C.cols = B.cols;
+    C.row_offsets = p.offsets->download(stream);
+    C.col_ind = p.cols->download(stream);
+    C.values = p.values->download(stream);
+    const std::string diff = compare_csr(C, reference, default_rtol<double>());
+    INFO(diff);
+    CHECK(diff.empty());
+  }
+  for (Plan& p : plans) {
+    spgemmPlanDestroy(p.plan);
+    spgemmDestroyMatrix(p.C);
+  }
 }
 
 TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", "[gpu]", float,

@@ -4,7 +4,6 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -112,11 +111,6 @@ DriverLaunch driver_launch() {
   }();
   static_assert(sizeof(CUresult) == sizeof(int), "cuLaunchKernel's result read as an int");
   return launch;
-}
-
-bool runtime_launch_asked() {
-  static const bool asked = std::getenv("SPGEMM_EXP_RUNTIME_LAUNCH") != nullptr;
-  return asked;
 }
 
 // The driver's results share the runtime's codes for the errors a launch

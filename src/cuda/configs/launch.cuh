@@ -53,14 +53,13 @@ using DriverLaunch = int (*)(void* function, unsigned grid_x, unsigned grid_y, u
                              unsigned block_x, unsigned block_y, unsigned block_z, unsigned smem,
                              cudaStream_t stream, void** params, void** extra);
 DriverLaunch driver_launch();
-bool runtime_launch_asked();  // (temporary: SPGEMM_EXP_RUNTIME_LAUNCH set, for an A/B)
 void check_driver_launch(int result, const char* file, int line);
 
 // kernel<<<grid, threads, smem, stream>>>(args...) on the current device,
 // made through the driver with the kernel's function looked up once: the
-// runtime's launch looks it up at every call (0.8 us of ~4.2 per launch
-// of a small product's ~45, one H200, docs/performance.md, fifty-second
-// session).
+// runtime's launch finds it at every call (host time of a launch 4.5 ->
+// 3.7 us in a probe; a small product's pipeline 1-5 us shorter with it,
+// one H200, docs/performance.md, fifty-second session).
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
             Args&&... args) {
@@ -68,11 +67,6 @@ void launch(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cuda
   std::tuple<Params...> values(std::forward<Args>(args)...);
   std::apply(
       [&](auto&... value) {
-        if (runtime_launch_asked()) {
-          kernel<<<grid, threads, smem, stream>>>(value...);
-          SPGEMM_CUDA_CHECK(cudaGetLastError());
-          return;
-        }
         void* params[] = {static_cast<void*>(&value)..., nullptr};
         check_driver_launch(
             driver_launch()(driver_function(reinterpret_cast<const void*>(kernel)), grid.x, grid.y,

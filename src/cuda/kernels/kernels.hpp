@@ -228,12 +228,12 @@ struct NumericArgs {
   int c_base;
   Col* c_cols;
   Value* c_values;
-  // analysis.cuh's TermCount::b_disorder (device memory), nullptr if B's
-  // order was not examined: whole rows of B only where it reads 0
-  const unsigned long long* b_disorder;
+  // Whether B's rows were examined and found strictly increasing
+  // (analysis.cuh's TermCount::b_disorder read 0, as the symbolic phase's
+  // readback brought it): whole rows of B only then.
+  bool b_sorted;
 
-  // Whether B's rows were examined and found strictly increasing.
-  __device__ __forceinline__ bool b_rows_sorted() const { return b_disorder && *b_disorder == 0; }
+  __device__ __forceinline__ bool b_rows_sorted() const { return b_sorted; }
   __device__ __forceinline__ Offset c_begin(int row) const { return c_offsets[row] - c_base; }
   __device__ __forceinline__ Offset c_end(int row) const { return c_offsets[row + 1] - c_base; }
   // The term of product a_ik * b_kj (positions a and b, or the values),

@@ -1,5 +1,7 @@
-// Host-side cost of the CUDA calls a small product's pipeline makes (wip probe).
-// nvcc -O2 -arch=sm_90 bench/wip/host_costs.cu -lcuda -o host_costs
+// Host time of the CUDA calls a small product's pipeline makes: launches
+// (runtime and driver), memset, pool allocation, event, readback by post or
+// by synchronization. Not built by CMake; on the device machine:
+//   nvcc -O2 -arch=sm_90 bench/host_costs.cu -lcuda -o host_costs && ./host_costs
 #include <cuda.h>
 #include <cuda_runtime.h>
 

@@ -288,7 +288,7 @@ class CudaEngine final : public Engine {
     ProductStats stats{};
     if (gate_.tried) {  // tried behind the gate (analyze)
       // (the rows count their own terms: the pass only checks)
-      const TermCount terms = term_count(in, true, counting());
+      const TermCount terms = term_count(in, true);
       TermCount checks_only = terms;
       checks_only.row_count = 0;
       const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
@@ -437,9 +437,9 @@ class CudaEngine final : public Engine {
 
   // What the analysis counts (analysis.cuh): the terms of every row, with
   // `stats` their statistics, B's order where it is examined, and the rows
-  // beyond the mask cap.
-  TermCount term_count(const Operands& in, bool stats, Summary* summary = nullptr) {
-    if (!summary) summary = buffers_.summary;
+  // beyond the mask cap; into counting().
+  TermCount term_count(const Operands& in, bool stats) {
+    Summary* summary = counting();
     TermCount terms{&in, buffers_.terms, stats ? &summary->products : nullptr};
     if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
     terms.spans = buffers_.spans;  // (each nullptr where not counted)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute summary of libspgemm's kernels on a few inputs (device machine).
 # Usage: bench/profile.sh [bench inputs...]   e.g. --gen uniform:500000:8
+# Environment: PROFILE_KERNELS, the kernels' names as ncu's regex (default
+# the hash and dense kernels); PROFILE_LAUNCHES, how many (default 12).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
@@ -11,8 +13,8 @@ if [ ! -x build/bench/spgemm-bench ]; then
       tail -20 "$OUT/build.log"; exit 1; }
 fi
 inputs=("$@"); [ ${#inputs[@]} -gt 0 ] || inputs=(--gen uniform:500000:8)
-ncu --clock-control none --kernel-name regex:"hash_numeric|hash_symbolic|dense_" \
-  --launch-count 12 --section SpeedOfLight --section Occupancy --section LaunchStats \
+ncu --clock-control none --kernel-name regex:"${PROFILE_KERNELS:-hash_numeric|hash_symbolic|dense_}" \
+  --launch-count "${PROFILE_LAUNCHES:-12}" --section SpeedOfLight --section Occupancy --section LaunchStats \
   --section WarpStateStats --csv --page details \
   build/bench/spgemm-bench "${inputs[@]}" --reps 1 --warmup 0 --no-cusparse \
   > "$OUT/ncu.csv" 2> "$OUT/ncu.err"

@@ -24,10 +24,17 @@
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
+# Racecheck runs a binary test case by test case (SANITIZE_EACH_CASE), so
+# that one slow case does not hide the verdict on the others: each case is
+# its own process with its own time limit, SANITIZE_JOBS at a time, and the
+# run's line names the cases that failed or ran out of time.
+#
 # Usage: tests/sanitize.sh BUILD_DIR [LOG_DIR]     (LOG_DIR: BUILD_DIR/sanitize)
 # Environment: COMPUTE_SANITIZER (the binary), SANITIZE_TIMEOUT (seconds per
-# run, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck"; default all four),
-# SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default every binary below).
+# run, or per case, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck";
+# default all four), SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default
+# every binary below), SANITIZE_EACH_CASE (the tools that run case by case,
+# default "racecheck"; "" for none), SANITIZE_JOBS (cases at a time, default 4).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
@@ -117,6 +124,48 @@ verdict() {
   echo "FAIL $count reports (rc $rc)$test_failed"
 }
 
+# One sanitized process: tool, binary, log, env string, then Catch2's arguments.
+sanitize_one() {
+  local tool=$1 binary=$2 log=$3 envs=$4
+  shift 4
+  local env_args flags
+  read -r -a env_args <<<"$envs"
+  read -r -a flags <<<"$(tool_flags "$tool")"
+  env "${env_args[@]}" timeout --kill-after=30 "$timeout_s" "$sanitizer" --tool "$tool" \
+    --error-exitcode 99 "${flags[@]}" "$bin_dir/$binary" "$@" >"$log" 2>&1
+  verdict $? "$log" "$tool"
+}
+
+# A binary's cases (those the filter selects) one process each, SANITIZE_JOBS
+# at a time; the cases' logs in LOG_DIR/TOOL-BINARY/. Prints one verdict for
+# all: PASS, or FAIL with the cases that did not pass.
+sanitize_each_case() {
+  local tool=$1 binary=$2 filter=$3 envs=$4 dir="$log_dir/$1-$2"
+  mkdir -p "$dir"
+  "$bin_dir/$binary" --list-test-names-only ${filter:+"$filter"} | sed '/^$/d' >"$dir/cases.txt"
+  [ -s "$dir/cases.txt" ] || { echo "FAIL no cases"; return; }
+  export -f sanitize_one verdict tool_flags
+  export sanitizer timeout_s bin_dir
+  # each case by its quoted name (Catch2 then reads commas in it literally)
+  awk '{ print NR "\t" $0 }' "$dir/cases.txt" |
+    xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c '
+      IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
+      r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "\"$name\"")
+      printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
+      "$tool" "$binary" "$dir" "$envs" | sort -n >"$dir/verdicts.txt"
+  local cases bad slowest
+  cases=$(wc -l <"$dir/cases.txt")
+  bad=$(awk -F'\t' '$2 != "PASS" { printf "\"%s\" (%s, %s); ", $4, $2, $3 }' "$dir/verdicts.txt")
+  slowest=$(sort -t$'\t' -k3 -n "$dir/verdicts.txt" | tail -1 | cut -f3)
+  if [ "$(wc -l <"$dir/verdicts.txt")" -ne "$cases" ]; then
+    echo "FAIL $(wc -l <"$dir/verdicts.txt") of $cases cases reported"
+  elif [ -n "$bad" ]; then
+    echo "FAIL $bad(of $cases cases; $dir/verdicts.txt)"
+  else
+    echo "PASS ($cases cases, slowest $slowest)"
+  fi
+}
+
 results=()
 failed=0
 skipped=0
@@ -128,12 +177,10 @@ for run in "${runs[@]}"; do
   started=$SECONDS
   if [ ! -x "$bin_dir/$binary" ]; then
     result="FAIL binary missing"
+  elif case " ${SANITIZE_EACH_CASE-racecheck} " in *" $tool "*) true ;; *) false ;; esac; then
+    result=$(sanitize_each_case "$tool" "$binary" "$filter" "$envs")
   else
-    read -r -a env_args <<<"$envs"
-    read -r -a flags <<<"$(tool_flags "$tool")"
-    env "${env_args[@]}" timeout --kill-after=30 "$timeout_s" "$sanitizer" --tool "$tool" \
-      --error-exitcode 99 "${flags[@]}" "$bin_dir/$binary" ${filter:+"$filter"} >"$log" 2>&1
-    result=$(verdict $? "$log" "$tool")
+    result=$(sanitize_one "$tool" "$binary" "$log" "$envs" ${filter:+"$filter"})
   fi
   elapsed=$((SECONDS - started))
   case $result in PASS) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac

@@ -33,7 +33,9 @@ export PATH=$PATH:/usr/local/cuda/bin  # nvcc, as in .ci/install-deps
 # ---- configure and build ----------------------------------------------------
 # Every C++ file, the library's included, gets coverage for libFuzzer and the
 # sanitizers; UBSan findings abort. The CUDA files keep nvcc's default host
-# compiler and no instrumentation: the host backend never runs them.
+# compiler and no instrumentation: the host backend never runs them, so their
+# kernels are built as PTX only (no ptxas: a numeric instance compiles in
+# 63 s instead of 127 on the 2-core build machine).
 sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 generator=()
 [ -f "$build/CMakeCache.txt" ] || ! command -v ninja >/dev/null || generator=(-G Ninja)
@@ -42,6 +44,7 @@ cmake -S "$root" -B "$build" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_CXX_FLAGS="$sanitize -fno-omit-frame-pointer" \
+  -DCMAKE_CUDA_ARCHITECTURES=90-virtual \
   -DSPGEMM_BUILD_FUZZ=ON -DSPGEMM_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log" >&2; exit 2; }
 cmake --build "$build" --target fuzz_capi -j "${FUZZ_JOBS:-2}"

@@ -151,6 +151,8 @@ sanitize_each_case() {
     xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c '
       IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
       r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "\"$name\"")
+      # a name that selects nothing runs nothing: not a pass
+      [ "$r" != PASS ] || grep -q "All tests passed" "$4/$n.log" || r="FAIL no test ran"
       printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
       "$tool" "$binary" "$dir" "$envs" | sort -n >"$dir/verdicts.txt"
   local cases bad slowest

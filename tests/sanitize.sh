@@ -120,6 +120,8 @@ verdict() {
   local test_failed=""
   grep -qE "Target application returned an error|test cases:.*failed" "$log" && test_failed=" +test failed"
   if [ -z "$count" ]; then echo "FAIL no summary (rc $rc)$test_failed"; return; fi
+  # a filter that selects nothing runs nothing: not a pass
+  grep -q "All tests passed" "$log" || test_failed="$test_failed +no test passed"
   if [ "$rc" -eq 0 ] && [ "$count" -eq 0 ] && [ -z "$test_failed" ]; then echo "PASS"; return; fi
   echo "FAIL $count reports (rc $rc)$test_failed"
 }
@@ -151,16 +153,15 @@ sanitize_each_case() {
     xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c '
       IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
       r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "\"$name\"")
-      # a name that selects nothing runs nothing: not a pass
-      [ "$r" != PASS ] || grep -q "All tests passed" "$4/$n.log" || r="FAIL no test ran"
       printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
       "$tool" "$binary" "$dir" "$envs" | sort -n >"$dir/verdicts.txt"
-  local cases bad slowest
+  local cases reported bad slowest
   cases=$(wc -l <"$dir/cases.txt")
+  reported=$(wc -l <"$dir/verdicts.txt")
   bad=$(awk -F'\t' '$2 != "PASS" { printf "\"%s\" (%s, %s); ", $4, $2, $3 }' "$dir/verdicts.txt")
   slowest=$(sort -t$'\t' -k3 -n "$dir/verdicts.txt" | tail -1 | cut -f3)
-  if [ "$(wc -l <"$dir/verdicts.txt")" -ne "$cases" ]; then
-    echo "FAIL $(wc -l <"$dir/verdicts.txt") of $cases cases reported"
+  if [ "$reported" -ne "$cases" ]; then
+    echo "FAIL $reported of $cases cases reported"
   elif [ -n "$bad" ]; then
     echo "FAIL $bad(of $cases cases; $dir/verdicts.txt)"
   else

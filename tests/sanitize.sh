@@ -38,6 +38,7 @@
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
+. "$(dirname "$0")/support/case_filter.sh"
 
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
   echo "usage: $0 BUILD_DIR [LOG_DIR]" >&2
@@ -146,13 +147,13 @@ sanitize_each_case() {
   mkdir -p "$dir"
   "$bin_dir/$binary" --list-test-names-only ${filter:+"$filter"} | sed '/^$/d' >"$dir/cases.txt"
   [ -s "$dir/cases.txt" ] || { echo "FAIL no cases"; return; }
-  export -f sanitize_one verdict tool_flags
+  export -f sanitize_one verdict tool_flags case_filter
   export sanitizer timeout_s bin_dir
-  # each case by its quoted name (Catch2 then reads commas in it literally)
+  # each case by its escaped name (support/case_filter.sh)
   awk '{ print NR "\t" $0 }' "$dir/cases.txt" |
     xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c '
       IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
-      r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "\"$name\"")
+      r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "$(case_filter "$name")")
       printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
       "$tool" "$binary" "$dir" "$envs" | sort -n >"$dir/verdicts.txt"
   local cases reported bad slowest
@@ -186,7 +187,7 @@ for run in "${runs[@]}"; do
     result=$(sanitize_one "$tool" "$binary" "$log" "$envs" ${filter:+"$filter"})
   fi
   elapsed=$((SECONDS - started))
-  case $result in PASS) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
+  case $result in PASS*) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
   line=$(printf "%-10s %-22s %-40s %5ss" "$tool" "$binary" "$result" "$elapsed")
   echo "$line"
   results+=("$line")

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Checks tests/support/case_filter.sh on Catch2 binaries that run without a
+# GPU: every case they list, run alone by its filter, must run exactly one
+# test case (and pass). tests/sanitize.sh runs GPU binaries case by case
+# this way; a filter that selects nothing would run nothing and still exit 0.
+# Usage: check_case_filters.sh BINARY...
+set -uo pipefail
+. "$(dirname "$0")/../support/case_filter.sh"
+failed=0 checked=0
+for binary in "$@"; do
+  while IFS= read -r name; do
+    [ -n "$name" ] || continue
+    verdict=$("$binary" "$(case_filter "$name")" 2>&1 | grep -E "^(All tests passed|test cases:|No tests ran)")
+    checked=$((checked + 1))
+    case $verdict in
+      "All tests passed ("*" in 1 test case)") ;;
+      *) echo "FAIL $(basename "$binary"): \"$name\" -> ${verdict:-no verdict}"; failed=1 ;;
+    esac
+  done < <("$binary" --list-test-names-only)
+done
+echo "$checked cases, each run alone by its filter"
+exit $failed

@@ -13,14 +13,15 @@
 //
 // Placing: a column's place in C's row is its rank among the row's columns.
 // The first numeric phase sorts the representatives (a bitonic network,
-// sorting/warp_bitonic.cuh). With K = 1 and columns that leave room
-// (kPackedColumns), each key carries its representative's lane below the
-// column: the sorted element fetches the sum itself and, the columns being
-// distinct, its lane is the column's rank. Otherwise only columns are
-// sorted and ranked, and each representative finds its column by a binary
-// search over the sorted elements through shuffles, as later phases do in
-// C's columns (which they take as they are if they still hold,
-// kernels/known_columns.cuh's rule).
+// sorting/warp_bitonic.cuh). With K = 1, 2 and columns that leave room
+// (kPackedColumns), each key carries its representative's element index
+// below the column: the sorted element fetches the sum itself (with K = 1,
+// the columns being distinct, its lane is the column's rank; with K = 2 a
+// column's two sums are adjacent). Otherwise only columns are sorted and
+// ranked, and each representative finds its column by a binary search over
+// the sorted elements through shuffles, as later phases do in C's columns
+// (which they take as they are if they still hold, kernels/known_columns.cuh's
+// rule).
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"
@@ -57,13 +58,18 @@ __device__ __forceinline__ int last_at_most(const int (&sorted)[K], int key) {
   return at;
 }
 
+// Warp-collective: element k * 32 + lane + 1 of x (past_end after the last).
+template <int K, class T>
+__device__ __forceinline__ T next_element(const T (&x)[K], int k, T past_end) {
+  const T down = shfl(kFullWarp, x[k], (lane_id() + 1) & 31);
+  const T first_after = k + 1 < K ? shfl(kFullWarp, x[k + 1 < K ? k + 1 : k], 0) : past_end;
+  return lane_id() == 31 ? first_after : down;
+}
+
 // The key after element k * 32 + lane (kNoColumn after the last).
 template <int K>
 __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
-  const int down = __shfl_down_sync(kFullWarp, keys[k], 1);
-  const int first_after = k + 1 < K ? __shfl_sync(kFullWarp, keys[k + 1 < K ? k + 1 : k], 0)
-                                    : kNoColumn;
-  return lane_id() == 31 ? first_after : down;
+  return next_element(keys, k, kNoColumn);
 }
 
 // A row's terms after combining: representative[k] marks the lanes whose
@@ -85,13 +91,16 @@ struct RegisterRow {
     }
   }
 
-  // Columns that leave room below them for a lane in a key (K = 1):
-  // (col << 5) | lane stays below kNoColumn.
-  static constexpr long long kPackedColumns = (1LL << 26) - 1;
+  // Keys that carry their element's index below the column (K = 1, 2):
+  // (col << kIndexBits) | element, below kNoColumn for every column below
+  // kPackedColumns.
+  static constexpr int kIndexBits = K == 1 ? 5 : 6;
+  static constexpr long long kPackedColumns = (1LL << (31 - kIndexBits)) - 1;
+  static constexpr bool kPacks = K <= 2;
 
   // Warp-collective: C's row from scratch, in column order: store_col(j,
   // col) and store_value(j, value) for every column j of the row. packed:
-  // K = 1 and every column is below kPackedColumns.
+  // kPacks and every column is below kPackedColumns.
   template <class StoreCol, class StoreValue>
   __device__ __forceinline__ void write_row(bool packed, Value* slots, StoreCol&& store_col,
                                             StoreValue&& store_value) const {
@@ -118,6 +127,12 @@ struct RegisterRow {
           store_col(lane, key[0] >> 5);
           store_value(lane, sum);
         }
+        return;
+      }
+    }
+    if constexpr (K == 2) {
+      if (packed) {
+        write_indexed_row(store_col, store_value);
         return;
       }
     }
@@ -167,6 +182,56 @@ struct RegisterRow {
   }
 
  private:
+  // write_row with K = 2 and packed keys: each representative's key carries
+  // its element's index, so the sorted element fetches its sum itself, and
+  // no search finds the columns' ranks. A column has at most one
+  // representative per register, so at most two elements, adjacent after
+  // the sort, register 0's first (its index is lower): the first adds the
+  // second's sum as add_values does, (0 + register 0's) + register 1's, and
+  // writes the column, which gives the same bits as write_values.
+  template <class StoreCol, class StoreValue>
+  __device__ __forceinline__ void write_indexed_row(StoreCol&& store_col,
+                                                    StoreValue&& store_value) const {
+    static_assert(K == 2, "the pairs of one column assume two registers");
+    const int lane = lane_id();
+    int key[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      key[k] = representative[k]
+                   ? static_cast<int>(static_cast<unsigned>(cols[k]) << kIndexBits | (k * 32 + lane))
+                   : kNoColumn;
+    warp_bitonic_sort(key);
+    int col[K];
+    Value sum[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      col[k] = key[k] == kNoColumn ? kNoColumn : key[k] >> kIndexBits;
+      const int from = key[k] & 31;  // (every lane shuffles)
+      const Value low = shfl(kFullWarp, sums[0], from), high = shfl(kFullWarp, sums[1], from);
+      sum[k] = (key[k] & 32) ? high : low;
+    }
+    const unsigned up_to_lane = 0xffffffffu >> (31 - lane);
+    int count = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int up = __shfl_up_sync(kFullWarp, col[k], 1);
+      const int last_before = __shfl_sync(kFullWarp, col[k > 0 ? k - 1 : 0], 31);
+      const int previous = lane > 0 ? up : (k > 0 ? last_before : -1);
+      const bool first = col[k] != kNoColumn && col[k] != previous;
+      const unsigned firsts = __ballot_sync(kFullWarp, first);
+      const int next_col = next_element(col, k, kNoColumn);
+      const Value next_sum = next_element(sum, k, Value(0));
+      if (first) {
+        const int rank = count + __popc(firsts & up_to_lane) - 1;
+        Value total = Value(0) + sum[k];
+        if (next_col == col[k]) total += next_sum;
+        store_col(rank, col[k]);
+        store_value(rank, total);
+      }
+      count += __popc(firsts);
+    }
+  }
+
   // The representatives' sums to their places, register after register
   // (through the warp's 32K slots when K > 1).
   template <class StoreValue>

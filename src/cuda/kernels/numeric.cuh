@@ -517,7 +517,8 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   Value* slots = reinterpret_cast<Value*>(slot_bytes) + (threadIdx.x / 32) * 32 * K;
   const int warps = blockDim.x / 32;
   const RowSet::View rows = row_set.view();
-  const bool packed = K == 1 && args.B.num_cols <= RegisterRow<K, Value>::kPackedColumns;
+  using Row = RegisterRow<K, Value>;
+  const bool packed = Row::kPacks && args.B.num_cols <= Row::kPackedColumns;
   for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
     const int row = rows[i];
     int cols[K];
@@ -537,7 +538,7 @@ __global__ void __launch_bounds__(kSortBlockThreads)
           cols[k] = col;
           terms[k] = args.addend(d);
         });
-    const RegisterRow<K, Value> acc(cols, terms);
+    const Row acc(cols, terms);
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     // (places at or past len: C's offsets disagree with the terms)

@@ -59,11 +59,11 @@ fields=()
 for f in analyze symbolic numeric numeric_again numeric_unordered total; do fields+=(--field "lib_${f}_ms"); done
 python3 bench/ab_table.py "$OUT/ab.csv" "${fields[@]}" > "$OUT/ab-table.txt"
 python3 bench/ab_table.py "$OUT/ab.csv" --medians "${fields[@]}"
-# registers, stack and local memory of the numeric kernels, base against new
+# registers, stack and local memory of the numeric and symbolic kernels, base against new
 for lib in base new; do
   cuobjdump -res-usage "/tmp/ab/$lib/libspgemm.so.0" 2>/dev/null |
-    awk '/Function/{f=$2} /REG:/{print f, $1 "_" $2 "_" $4}' | grep numeric_kernel |
+    awk '/Function/{f=$2} /REG:/{print f, $1 "_" $2 "_" $4}' | grep -E "(numeric|symbolic)_kernel" |
     LC_ALL=C sort > "/tmp/ab/res-$lib.txt"
 done
 LC_ALL=C join /tmp/ab/res-base.txt /tmp/ab/res-new.txt | awk '$2 != $3' > "$OUT/ab-res-changed.txt"
-echo "numeric kernels whose resources changed: $(wc -l < "$OUT/ab-res-changed.txt") of $(wc -l < /tmp/ab/res-new.txt)"
+echo "numeric and symbolic kernels whose resources changed: $(wc -l < "$OUT/ab-res-changed.txt") of $(wc -l < /tmp/ab/res-new.txt)"

@@ -72,6 +72,17 @@ __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
   return next_element(keys, k, kNoColumn);
 }
 
+// Warp-collective: whether element k * 32 + lane of the ascending `sorted`
+// is its column's first (a column, and not the element before's).
+template <int K>
+__device__ __forceinline__ bool starts_column(const int (&sorted)[K], int k) {
+  const int lane = lane_id();
+  const int up = __shfl_up_sync(kFullWarp, sorted[k], 1);
+  const int last_before = __shfl_sync(kFullWarp, sorted[k > 0 ? k - 1 : 0], 31);
+  const int previous = lane > 0 ? up : (k > 0 ? last_before : -1);
+  return sorted[k] != kNoColumn && sorted[k] != previous;
+}
+
 // A row's terms after combining: representative[k] marks the lanes whose
 // sums[k] is the sum of register k's terms of cols[k].
 template <int K, class Value>
@@ -146,10 +157,7 @@ struct RegisterRow {
     int count = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int up = __shfl_up_sync(kFullWarp, sorted[k], 1);
-      const int last_before = __shfl_sync(kFullWarp, sorted[k > 0 ? k - 1 : 0], 31);
-      const int previous = lane > 0 ? up : (k > 0 ? last_before : -1);
-      const bool first = sorted[k] != kNoColumn && sorted[k] != previous;
+      const bool first = starts_column(sorted, k);
       const unsigned firsts = __ballot_sync(kFullWarp, first);
       rank[k] = count + __popc(firsts & up_to_lane) - 1;
       if (first) store_col(rank[k], sorted[k]);
@@ -197,9 +205,10 @@ struct RegisterRow {
     int key[K];
 #pragma unroll
     for (int k = 0; k < K; ++k)
-      key[k] = representative[k]
-                   ? static_cast<int>(static_cast<unsigned>(cols[k]) << kIndexBits | (k * 32 + lane))
-                   : kNoColumn;
+      key[k] =
+          representative[k]
+              ? static_cast<int>(static_cast<unsigned>(cols[k]) << kIndexBits | (k * 32 + lane))
+              : kNoColumn;
     warp_bitonic_sort(key);
     int col[K];
     Value sum[K];
@@ -214,10 +223,7 @@ struct RegisterRow {
     int count = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int up = __shfl_up_sync(kFullWarp, col[k], 1);
-      const int last_before = __shfl_sync(kFullWarp, col[k > 0 ? k - 1 : 0], 31);
-      const int previous = lane > 0 ? up : (k > 0 ? last_before : -1);
-      const bool first = col[k] != kNoColumn && col[k] != previous;
+      const bool first = starts_column(col, k);
       const unsigned firsts = __ballot_sync(kFullWarp, first);
       const int next_col = next_element(col, k, kNoColumn);
       const Value next_sum = next_element(sum, k, Value(0));

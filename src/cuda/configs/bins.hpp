@@ -204,7 +204,11 @@ inline constexpr int kSortBinTerms[] = {32, 64};
 // symbolic phase: poisson2d:700 224 -> 171 us; G3_circuit and
 // rgg_n_2_15_s0 faster in one call, unchanged in the next; uniform:500000:8,
 // whose rows never take this path, 306 -> 339: docs/performance.md,
-// fifteenth session).
+// fifteenth session). Rows of up to 64 terms the same way, register 1's
+// columns counted where a search of register 0's sorted ones misses them,
+// lost: symbolic uniform:500000:8 0.350 -> 0.409 ms, rgg_n_2_15_s0 0.075 ->
+// 0.082, polblogs 0.096 -> 0.109 (rmat:16:16 1.65 -> 1.53 gained; H200
+// fp64, fifty-fourth session).
 inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
 // ... but where C has many rows, a row of at most kThreadRowTerms terms

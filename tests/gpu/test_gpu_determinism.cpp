@@ -47,7 +47,8 @@ struct Spec {
 // (block tables; banded:3000:200 with rows of B taken whole,
 // kernels/ordered_loop.cuh), unsorted rows with repeated columns, sorted
 // rows of 41 entries with repeats (which rule out whole rows of B; taken
-// whole, the repeats would lose terms); then (long, double
+// whole, the repeats would lose terms) and rows of up to 64 terms with
+// repeats; then (long, double
 // only: the oracle takes seconds) more than 8192 entries (dense windows),
 // from long rows of A or from one long row of B shared by many rows, also
 // wider than one window (window by window, or where the row fits, at its
@@ -66,6 +67,12 @@ const Spec kSpecs[] = {
      [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
     {"repeated banded:1000:20",
      [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
+    // rows of 33-64 terms (the second sort bin) whose columns repeat up to
+    // four times, in one register or across both: their terms are summed
+    // after the sort in the first numeric phase and combined before it in
+    // the later ones (accumulators/register_row.cuh)
+    {"repeated uniform:70000:5",
+     [] { return with_repeated_entries(generate("uniform:70000:5"), 9); }},
 };
 const Spec kLongSpecs[] = {
     {"hub:20000", [] { return generate("hub:20000"); }},

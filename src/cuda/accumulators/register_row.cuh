@@ -12,16 +12,17 @@
 // same bits.
 //
 // Placing: a column's place in C's row is its rank among the row's columns.
-// The first numeric phase sorts the representatives (a bitonic network,
-// sorting/warp_bitonic.cuh). With K = 1, 2 and columns that leave room
-// (kPackedColumns), each key carries its representative's element index
-// below the column: the sorted element fetches the sum itself (with K = 1,
-// the columns being distinct, its lane is the column's rank; with K = 2 a
-// column's two sums are adjacent). Otherwise only columns are sorted and
-// ranked, and each representative finds its column by a binary search over
-// the sorted elements through shuffles, as later phases do in C's columns
-// (which they take as they are if they still hold, kernels/known_columns.cuh's
-// rule).
+// The first numeric phase sorts (a bitonic network, sorting/warp_bitonic.cuh).
+// With K = 1, 2 and columns that leave room (kPackedColumns), each key
+// carries its element's index below the column, so the sorted element
+// fetches its sum itself: with K = 1 the representatives are sorted (the
+// columns being distinct, a lane is its column's rank); with K = 2 the terms
+// are sorted before any combining, a column's terms come out adjacent and
+// the first adds them in the combining's order (write_row_of_terms).
+// Otherwise only the representatives' columns are sorted and ranked, and
+// each representative finds its column by a binary search over the sorted
+// elements through shuffles, as later phases do in C's columns (which they
+// take as they are if they still hold, kernels/known_columns.cuh's rule).
 #pragma once
 
 #include "cuda/accumulators/ordered_add.cuh"
@@ -58,18 +59,14 @@ __device__ __forceinline__ int last_at_most(const int (&sorted)[K], int key) {
   return at;
 }
 
-// Warp-collective: element k * 32 + lane + 1 of x (past_end after the last).
-template <int K, class T>
-__device__ __forceinline__ T next_element(const T (&x)[K], int k, T past_end) {
-  const T down = shfl(kFullWarp, x[k], (lane_id() + 1) & 31);
-  const T first_after = k + 1 < K ? shfl(kFullWarp, x[k + 1 < K ? k + 1 : k], 0) : past_end;
-  return lane_id() == 31 ? first_after : down;
-}
-
-// The key after element k * 32 + lane (kNoColumn after the last).
+// Warp-collective: the key after element k * 32 + lane (kNoColumn after the
+// last).
 template <int K>
 __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
-  return next_element(keys, k, kNoColumn);
+  const int down = __shfl_sync(kFullWarp, keys[k], (lane_id() + 1) & 31);
+  const int first_after =
+      k + 1 < K ? __shfl_sync(kFullWarp, keys[k + 1 < K ? k + 1 : k], 0) : kNoColumn;
+  return lane_id() == 31 ? first_after : down;
 }
 
 // Warp-collective: whether element k * 32 + lane of the ascending `sorted`
@@ -141,12 +138,6 @@ struct RegisterRow {
         return;
       }
     }
-    if constexpr (K == 2) {
-      if (packed) {
-        write_indexed_row(store_col, store_value);
-        return;
-      }
-    }
     int sorted[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) sorted[k] = representative[k] ? cols[k] : kNoColumn;
@@ -190,54 +181,6 @@ struct RegisterRow {
   }
 
  private:
-  // write_row with K = 2 and packed keys: each representative's key carries
-  // its element's index, so the sorted element fetches its sum itself, and
-  // no search finds the columns' ranks. A column has at most one
-  // representative per register, so at most two elements, adjacent after
-  // the sort, register 0's first (its index is lower): the first adds the
-  // second's sum as add_values does, (0 + register 0's) + register 1's, and
-  // writes the column, which gives the same bits as write_values.
-  template <class StoreCol, class StoreValue>
-  __device__ __forceinline__ void write_indexed_row(StoreCol&& store_col,
-                                                    StoreValue&& store_value) const {
-    static_assert(K == 2, "the pairs of one column assume two registers");
-    const int lane = lane_id();
-    int key[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-      key[k] =
-          representative[k]
-              ? static_cast<int>(static_cast<unsigned>(cols[k]) << kIndexBits | (k * 32 + lane))
-              : kNoColumn;
-    warp_bitonic_sort(key);
-    int col[K];
-    Value sum[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      col[k] = key[k] == kNoColumn ? kNoColumn : key[k] >> kIndexBits;
-      const int from = key[k] & 31;  // (every lane shuffles)
-      const Value low = shfl(kFullWarp, sums[0], from), high = shfl(kFullWarp, sums[1], from);
-      sum[k] = (key[k] & 32) ? high : low;
-    }
-    const unsigned up_to_lane = 0xffffffffu >> (31 - lane);
-    int count = 0;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const bool first = starts_column(col, k);
-      const unsigned firsts = __ballot_sync(kFullWarp, first);
-      const int next_col = next_element(col, k, kNoColumn);
-      const Value next_sum = next_element(sum, k, Value(0));
-      if (first) {
-        const int rank = count + __popc(firsts & up_to_lane) - 1;
-        Value total = Value(0) + sum[k];
-        if (next_col == col[k]) total += next_sum;
-        store_col(rank, col[k]);
-        store_value(rank, total);
-      }
-      count += __popc(firsts);
-    }
-  }
-
   // The representatives' sums to their places, register after register
   // (through the warp's 32K slots when K > 1).
   template <class StoreValue>
@@ -259,5 +202,130 @@ struct RegisterRow {
     }
   }
 };
+
+// write_row_of_terms where some column has more than one term: the sorted
+// terms (term) go through the warp's 64 slots, and the first of each
+// column's adds the others, register 0's from zero, then register 1's
+// (those that come from key's register 1) summed apart if they are two or
+// more after some of register 0's (bit 5 of a key is its element's
+// register). Warp-collective.
+template <class Value>
+__device__ __forceinline__ void add_repeated_terms(const int (&key)[2], unsigned long long firsts,
+                                                   Value* slots, Value (&term)[2]) {
+  const int lane = lane_id();
+  unsigned long long held = 0, highs = 0;  // bit i: sorted element i holds a term, from register 1
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const bool holds = key[k] != kNoColumn;
+    held |= static_cast<unsigned long long>(__ballot_sync(kFullWarp, holds)) << (32 * k);
+    highs |= static_cast<unsigned long long>(__ballot_sync(kFullWarp, holds && (key[k] & 32)))
+             << (32 * k);
+    slots[k * 32 + lane] = term[k];
+  }
+  __syncwarp();
+  const int count = __popcll(held);  // (the held elements come first)
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const int i = k * 32 + lane;
+    Value sum = Value(0) + term[k];
+    if ((firsts >> i) & 1) {
+      const unsigned long long later = i < 63 ? firsts >> (i + 1) : 0;
+      const int length = (later ? i + __ffsll(static_cast<long long>(later)) : count) - i;
+      const unsigned long long run = length < 64 ? (1ull << length) - 1 : ~0ull;
+      const int low = length - __popcll((highs >> i) & run);  // register 0's terms
+      const bool apart = low > 0 && length - low >= 2;
+      Value high_sum = Value(0);
+      for (int step = 1; step < length; ++step) {
+        const Value next = slots[i + step];
+        if (apart && step >= low)
+          high_sum += next;
+        else
+          sum += next;
+      }
+      if (apart) sum += high_sum;
+    }
+    term[k] = sum;
+  }
+  __syncwarp();  // the slots are reused by the next row
+}
+
+// Warp-collective, K = 2 with packed keys (every column below
+// RegisterRow<2, Value>::kPackedColumns): C's row from scratch, from the
+// row's terms as they are, not combined first. Each term's key carries its
+// element's index below the column, so after the sort a column's terms
+// are adjacent, in element order: register 0's in lane order, then register
+// 1's. The first of them adds them up in the order RegisterRow's combining
+// and add_values take (the later phases' write_values): register 0's from
+// zero, then register 1's sum added, which is the lone term itself or
+// register 1's terms summed from zero. (Zero plus a sum from zero is that
+// sum: only -0 + -0 gives -0.) So the bits equal the later phases', with no
+// __match_any_sync per register. Where columns repeat, the sorted terms go
+// through the warp's 64 slots; a warp whose columns all differ (most rows
+// of uniform:500000:8) does not touch them.
+template <class Value, class StoreCol, class StoreValue>
+__device__ __forceinline__ void write_row_of_terms(const int (&term_cols)[2],
+                                                   const Value (&terms)[2], Value* slots,
+                                                   StoreCol&& store_col, StoreValue&& store_value) {
+  constexpr int kIndexBits = RegisterRow<2, Value>::kIndexBits;
+  const int lane = lane_id();
+  int key[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+    key[k] =
+        term_cols[k] != kNoColumn
+            ? static_cast<int>(static_cast<unsigned>(term_cols[k]) << kIndexBits | (k * 32 + lane))
+            : kNoColumn;
+  warp_bitonic_sort(key);
+  // sorted element i = k * 32 + lane: its column and term, and (bit i of
+  // 64) whether it begins its column
+  int col[2];
+  Value sum[2];
+  unsigned long long firsts = 0;
+  bool repeats = false;  // some column has more than one term
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    col[k] = key[k] == kNoColumn ? kNoColumn : key[k] >> kIndexBits;
+    const int from = key[k] & 31;  // (every lane shuffles)
+    const Value low = shfl(kFullWarp, terms[0], from), high = shfl(kFullWarp, terms[1], from);
+    sum[k] = (key[k] & 32) ? high : low;
+  }
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const bool first = starts_column(col, k);
+    firsts |= static_cast<unsigned long long>(__ballot_sync(kFullWarp, first)) << (32 * k);
+    repeats |= col[k] != kNoColumn && !first;
+  }
+  if (__any_sync(kFullWarp, repeats))
+    add_repeated_terms(key, firsts, slots, sum);
+  else {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) sum[k] = Value(0) + sum[k];
+  }
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const int i = k * 32 + lane;
+    if (!((firsts >> i) & 1)) continue;
+    const int rank = __popcll(firsts & ((1ull << i) - 1));
+    store_col(rank, col[k]);
+    store_value(rank, sum[k]);
+  }
+}
+
+// Warp-collective: C's row from scratch from its terms (one per element,
+// kNoColumn: none), in column order, as RegisterRow::write_row writes it.
+// packed: RegisterRow<K, Value>::kPacks and every column below its
+// kPackedColumns.
+template <int K, class Value, class StoreCol, class StoreValue>
+__device__ __forceinline__ void write_row(bool packed, const int (&term_cols)[K],
+                                          const Value (&terms)[K], Value* slots,
+                                          StoreCol&& store_col, StoreValue&& store_value) {
+  if constexpr (K == 2) {
+    if (packed) {
+      write_row_of_terms(term_cols, terms, slots, store_col, store_value);
+      return;
+    }
+  }
+  RegisterRow<K, Value>(term_cols, terms).write_row(packed, slots, store_col, store_value);
+}
 
 }  // namespace spgemm::cuda

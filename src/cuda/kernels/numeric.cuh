@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 }
 
 // A warp per row of at most 32 * K terms (configs/bins.hpp's sort bins): the
-// terms in registers, combined per column (accumulators/register_row.cuh),
+// terms in registers, summed per column (accumulators/register_row.cuh),
 // C's row written in column order. reuse: C's columns may hold the row's
 // columns already; if they do, only the values are written. Deterministic in
 // either mode, with the same bits in the first numeric phase and the later
@@ -538,23 +538,25 @@ __global__ void __launch_bounds__(kSortBlockThreads)
           cols[k] = col;
           terms[k] = args.addend(d);
         });
-    const Row acc(cols, terms);
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);
     // (places at or past len: C's offsets disagree with the terms)
     auto store_value = [&](int j, Value v) {
       if (j < len) args.c_values[out + j] = v;
     };
+    auto store_col = [&](int j, int col) {
+      if (j < len) args.c_cols[out + j] = static_cast<Col>(col + args.c_base);
+    };
     int known[K];
-    if (reuse && load_known_columns(args, out, len, known) &&
-        acc.write_values(known, len, slots, store_value))
+    if (reuse && load_known_columns(args, out, len, known)) {
+      // (where C's columns miss the row's, the row is written from scratch
+      // from what is combined here: RegisterRow::write_row, the same bits)
+      const Row acc(cols, terms);
+      if (!acc.write_values(known, len, slots, store_value))
+        acc.write_row(packed, slots, store_col, store_value);
       continue;
-    acc.write_row(
-        packed, slots,
-        [&](int j, int col) {
-          if (j < len) args.c_cols[out + j] = static_cast<Col>(col + args.c_base);
-        },
-        store_value);
+    }
+    write_row(packed, cols, terms, slots, store_col, store_value);
   }
 }
 

@@ -18,7 +18,8 @@
 // fetches its sum itself: with K = 1 the representatives are sorted (the
 // columns being distinct, a lane is its column's rank); with K = 2 the terms
 // are sorted before any combining, a column's terms come out adjacent and
-// the first adds them in the combining's order (write_row_of_terms).
+// the first adds them in the combining's order (write_row_of_terms, which
+// such rows take in the later phases too: kernels/numeric.cuh).
 // Otherwise only the representatives' columns are sorted and ranked, and
 // each representative finds its column by a binary search over the sorted
 // elements through shuffles, as later phases do in C's columns (which they
@@ -59,14 +60,18 @@ __device__ __forceinline__ int last_at_most(const int (&sorted)[K], int key) {
   return at;
 }
 
-// Warp-collective: the key after element k * 32 + lane (kNoColumn after the
-// last).
+// Warp-collective: element k * 32 + lane + 1 of x (past_end after the last).
+template <int K, class T>
+__device__ __forceinline__ T next_element(const T (&x)[K], int k, T past_end) {
+  const T down = shfl(kFullWarp, x[k], (lane_id() + 1) & 31);
+  const T first_after = k + 1 < K ? shfl(kFullWarp, x[k + 1 < K ? k + 1 : k], 0) : past_end;
+  return lane_id() == 31 ? first_after : down;
+}
+
+// The key after element k * 32 + lane (kNoColumn after the last).
 template <int K>
 __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
-  const int down = __shfl_sync(kFullWarp, keys[k], (lane_id() + 1) & 31);
-  const int first_after =
-      k + 1 < K ? __shfl_sync(kFullWarp, keys[k + 1 < K ? k + 1 : k], 0) : kNoColumn;
-  return lane_id() == 31 ? first_after : down;
+  return next_element(keys, k, kNoColumn);
 }
 
 // Warp-collective: whether element k * 32 + lane of the ascending `sorted`
@@ -104,11 +109,11 @@ struct RegisterRow {
   // kPackedColumns.
   static constexpr int kIndexBits = K == 1 ? 5 : 6;
   static constexpr long long kPackedColumns = (1LL << (31 - kIndexBits)) - 1;
-  static constexpr bool kPacks = K <= 2;
 
   // Warp-collective: C's row from scratch, in column order: store_col(j,
   // col) and store_value(j, value) for every column j of the row. packed:
-  // kPacks and every column is below kPackedColumns.
+  // every column is below kPackedColumns (which K = 1 uses; K = 2's rows
+  // with such columns go to write_row_of_terms below).
   template <class StoreCol, class StoreValue>
   __device__ __forceinline__ void write_row(bool packed, Value* slots, StoreCol&& store_col,
                                             StoreValue&& store_value) const {
@@ -255,13 +260,12 @@ __device__ __forceinline__ void add_repeated_terms(const int (&key)[2], unsigned
 // element's index below the column, so after the sort a column's terms
 // are adjacent, in element order: register 0's in lane order, then register
 // 1's. The first of them adds them up in the order RegisterRow's combining
-// and add_values take (the later phases' write_values): register 0's from
-// zero, then register 1's sum added, which is the lone term itself or
-// register 1's terms summed from zero. (Zero plus a sum from zero is that
-// sum: only -0 + -0 gives -0.) So the bits equal the later phases', with no
-// __match_any_sync per register. Where columns repeat, the sorted terms go
-// through the warp's 64 slots; a warp whose columns all differ (most rows
-// of uniform:500000:8) does not touch them.
+// and add_values take: register 0's from zero, then register 1's sum added,
+// which is the lone term itself or register 1's terms summed from zero.
+// (Zero plus a sum from zero is that sum: only -0 + -0 gives -0.) So the
+// bits are RegisterRow's, with no __match_any_sync per register. Where columns repeat, the sorted
+// terms go through the warp's 64 slots; a warp whose columns all differ (most rows of
+// uniform:500000:8) does not touch them.
 template <class Value, class StoreCol, class StoreValue>
 __device__ __forceinline__ void write_row_of_terms(const int (&term_cols)[2],
                                                    const Value (&terms)[2], Value* slots,
@@ -309,23 +313,6 @@ __device__ __forceinline__ void write_row_of_terms(const int (&term_cols)[2],
     store_col(rank, col[k]);
     store_value(rank, sum[k]);
   }
-}
-
-// Warp-collective: C's row from scratch from its terms (one per element,
-// kNoColumn: none), in column order, as RegisterRow::write_row writes it.
-// packed: RegisterRow<K, Value>::kPacks and every column below its
-// kPackedColumns.
-template <int K, class Value, class StoreCol, class StoreValue>
-__device__ __forceinline__ void write_row(bool packed, const int (&term_cols)[K],
-                                          const Value (&terms)[K], Value* slots,
-                                          StoreCol&& store_col, StoreValue&& store_value) {
-  if constexpr (K == 2) {
-    if (packed) {
-      write_row_of_terms(term_cols, terms, slots, store_col, store_value);
-      return;
-    }
-  }
-  RegisterRow<K, Value>(term_cols, terms).write_row(packed, slots, store_col, store_value);
 }
 
 }  // namespace spgemm::cuda

@@ -10,7 +10,9 @@
 // poisoned by the caller, say) is computed in full, as the first time. Hash
 // rows of blocks and dense rows mark them in a bitmask over their range and
 // sum each term at its column's rank where that fits; other hash rows claim
-// them in their table; sort-bin rows hold them in registers and search them.
+// them in their table; sort-bin rows of 32 terms hold them in registers and
+// search them (rows of 64 are summed from their sorted terms every time,
+// accumulators/register_row.cuh, which is faster).
 #pragma once
 
 #include "cuda/accumulators/hash_table.cuh"

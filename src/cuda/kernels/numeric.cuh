@@ -504,7 +504,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 // A warp per row of at most 32 * K terms (configs/bins.hpp's sort bins): the
 // terms in registers, summed per column (accumulators/register_row.cuh),
 // C's row written in column order. reuse: C's columns may hold the row's
-// columns already; if they do, only the values are written. Deterministic in
+// columns already; if they do, only the values are written (rows of 32
+// terms, and of 64 whose keys do not pack). Deterministic in
 // either mode, with the same bits in the first numeric phase and the later
 // ones.
 template <int K, bool Addend, class Value, class Offset, class Col>
@@ -518,7 +519,9 @@ __global__ void __launch_bounds__(kSortBlockThreads)
   const int warps = blockDim.x / 32;
   const RowSet::View rows = row_set.view();
   using Row = RegisterRow<K, Value>;
-  const bool packed = Row::kPacks && args.B.num_cols <= Row::kPackedColumns;
+  // (keys that carry their element's index: K = 1's representatives, or
+  // K = 2's terms, write_row_of_terms)
+  const bool packed = args.B.num_cols <= Row::kPackedColumns;
   for (int i = blockIdx.x * warps + threadIdx.x / 32; i < rows.size; i += gridDim.x * warps) {
     const int row = rows[i];
     int cols[K];
@@ -547,16 +550,22 @@ __global__ void __launch_bounds__(kSortBlockThreads)
     auto store_col = [&](int j, int col) {
       if (j < len) args.c_cols[out + j] = static_cast<Col>(col + args.c_base);
     };
-    int known[K];
-    if (reuse && load_known_columns(args, out, len, known)) {
-      // (where C's columns miss the row's, the row is written from scratch
-      // from what is combined here: RegisterRow::write_row, the same bits)
-      const Row acc(cols, terms);
-      if (!acc.write_values(known, len, slots, store_value))
-        acc.write_row(packed, slots, store_col, store_value);
-      continue;
+    if constexpr (K == 2) {
+      // Rows of 64 terms whose keys pack are written from their sorted
+      // terms in every phase: faster than finding their columns among C's
+      // (numeric again of uniform:500000:8 0.48 -> 0.36 ms, one H200;
+      // docs/performance.md, fifty-fifth session).
+      if (packed) {
+        write_row_of_terms(cols, terms, slots, store_col, store_value);
+        continue;
+      }
     }
-    write_row(packed, cols, terms, slots, store_col, store_value);
+    const Row acc(cols, terms);
+    int known[K];
+    if (reuse && load_known_columns(args, out, len, known) &&
+        acc.write_values(known, len, slots, store_value))
+      continue;
+    acc.write_row(packed, slots, store_col, store_value);
   }
 }
 

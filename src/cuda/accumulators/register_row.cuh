@@ -263,9 +263,10 @@ __device__ __forceinline__ void add_repeated_terms(const int (&key)[2], unsigned
 // and add_values take: register 0's from zero, then register 1's sum added,
 // which is the lone term itself or register 1's terms summed from zero.
 // (Zero plus a sum from zero is that sum: only -0 + -0 gives -0.) So the
-// bits are RegisterRow's, with no __match_any_sync per register. Where columns repeat, the sorted
-// terms go through the warp's 64 slots; a warp whose columns all differ (most rows of
-// uniform:500000:8) does not touch them.
+// bits are RegisterRow's, with no __match_any_sync per register. Where
+// columns repeat, the sorted terms go through the warp's 64 slots; a warp
+// whose columns all differ (most rows of uniform:500000:8) does not touch
+// them.
 template <class Value, class StoreCol, class StoreValue>
 __device__ __forceinline__ void write_row_of_terms(const int (&term_cols)[2],
                                                    const Value (&terms)[2], Value* slots,
@@ -299,9 +300,9 @@ __device__ __forceinline__ void write_row_of_terms(const int (&term_cols)[2],
     firsts |= static_cast<unsigned long long>(__ballot_sync(kFullWarp, first)) << (32 * k);
     repeats |= col[k] != kNoColumn && !first;
   }
-  if (__any_sync(kFullWarp, repeats))
+  if (__any_sync(kFullWarp, repeats)) {
     add_repeated_terms(key, firsts, slots, sum);
-  else {
+  } else {
 #pragma unroll
     for (int k = 0; k < 2; ++k) sum[k] = Value(0) + sum[k];
   }

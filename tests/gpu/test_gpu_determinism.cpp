@@ -69,8 +69,8 @@ const Spec kSpecs[] = {
      [] { return with_repeated_entries(generate("banded:1000:20"), 7); }},
     // rows of 33-64 terms (the second sort bin) whose columns repeat up to
     // four times, in one register or across both: their terms are summed
-    // after the sort in the first numeric phase and combined before it in
-    // the later ones (accumulators/register_row.cuh)
+    // after the sort, in the order the combining takes
+    // (accumulators/register_row.cuh's write_row_of_terms)
     {"repeated uniform:70000:5",
      [] { return with_repeated_entries(generate("uniform:70000:5"), 9); }},
 };

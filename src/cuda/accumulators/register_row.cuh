@@ -9,7 +9,8 @@
 // The order depends only on the row's structure, so it is deterministic,
 // and it does not depend on where the column lands in C: the first numeric
 // phase and the later ones (which find the columns in C already) give the
-// same bits.
+// same bits. write_row_of_terms, below, adds in the same order after the
+// sort.
 //
 // Placing: a column's place in C's row is its rank among the row's columns.
 // The first numeric phase sorts (a bitonic network, sorting/warp_bitonic.cuh).

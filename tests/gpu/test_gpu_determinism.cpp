@@ -59,6 +59,10 @@ const Spec kSpecs[] = {
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
     // 270,400 rows of 25 terms: a thread a row (configs/bins.hpp's thread bin)
     {"poisson2d:520", [] { return generate("poisson2d:520"); }},
+    // 200,000 rows of 25 terms in as many columns, a thread a row: rows of
+    // up to 25 slots written across the warp after they are staggered
+    // (accumulators/thread_row.cuh's stagger)
+    {"uniform:200000:5", [] { return generate("uniform:200000:5"); }},
     {"uniform:70000:8", [] { return generate("uniform:70000:8"); }},
     {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
     {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},

@@ -8,6 +8,8 @@
 // symbolic phase keeps the columns alone (Value = Columns) and counts them.
 #pragma once
 
+#include "cuda/warp_shuffle.cuh"
+
 #include <type_traits>
 
 namespace spgemm::cuda {
@@ -43,6 +45,39 @@ struct ThreadRow {
     if constexpr (kSums) value(s) = Value(0) + term;
     ++count;
     return true;
+  }
+
+  // Warp-collective, once the warp's rows are summed: slot s of each of the
+  // warp's threads (its first n, n <= count) moves to where thread
+  // (lane + s) % 32 keeps its slot s, in place, slot by slot, so that a row
+  // read across the warp, lane s its slot s (staggered()), finds its slots
+  // in 32 different banks. The accumulator is not used afterwards. (In the
+  // unmoved layout the ~13 lanes of one of G3_circuit's rows hit one bank:
+  // in fp64 ~26 shared wavefronts a row instead of 3, two thirds of the
+  // numeric kernel's; ncu, H200, docs/performance.md, fifty-sixth session.)
+  __device__ __forceinline__ void stagger(int lane, int n) {
+    const int steps = static_cast<int>(__reduce_max_sync(kFullWarp, static_cast<unsigned>(n)));
+    for (int s = 0; s < steps; ++s) {
+      int c = 0;
+      Value v{};
+      if (s < n) {
+        c = col(s);
+        if constexpr (kSums) v = value(s);
+      }
+      __syncwarp();  // every lane has read slot row s before any writes it
+      const int to = s * Threads - lane + ((lane + s) & 31);
+      if (s < n) {
+        cols[to] = c;
+        if constexpr (kSums) values[to] = v;
+      }
+    }
+    __syncwarp();
+  }
+
+  // After stagger(): where slot s of the warp's thread r is, counted from
+  // the warp's thread 0's slot 0.
+  __device__ __forceinline__ static int staggered(int r, int s) {
+    return s * Threads + ((r + s) & 31);
   }
 };
 

@@ -61,18 +61,13 @@ __device__ __forceinline__ int last_at_most(const int (&sorted)[K], int key) {
   return at;
 }
 
-// Warp-collective: element k * 32 + lane + 1 of x (past_end after the last).
-template <int K, class T>
-__device__ __forceinline__ T next_element(const T (&x)[K], int k, T past_end) {
-  const T down = shfl(kFullWarp, x[k], (lane_id() + 1) & 31);
-  const T first_after = k + 1 < K ? shfl(kFullWarp, x[k + 1 < K ? k + 1 : k], 0) : past_end;
-  return lane_id() == 31 ? first_after : down;
-}
-
-// The key after element k * 32 + lane (kNoColumn after the last).
+// Warp-collective: the key after element k * 32 + lane (kNoColumn after the
+// last).
 template <int K>
 __device__ __forceinline__ int next_key(const int (&keys)[K], int k) {
-  return next_element(keys, k, kNoColumn);
+  const int down = shfl(kFullWarp, keys[k], (lane_id() + 1) & 31);
+  const int first_after = k + 1 < K ? shfl(kFullWarp, keys[k + 1 < K ? k + 1 : k], 0) : kNoColumn;
+  return lane_id() == 31 ? first_after : down;
 }
 
 // Warp-collective: whether element k * 32 + lane of the ascending `sorted`

@@ -607,8 +607,7 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
     // the warp's rows one after the other, a column a lane (at most len of
     // them: C's offsets may disagree with the terms)
     const int written = acc.count < len ? acc.count : len;
-    __syncwarp();
-    acc.stagger(lane, written);
+    acc.stagger(lane, written);  // (warp-collective: synchronizes the warp)
     for (int r = 0; r < 32; ++r) {
       const int n = __shfl_sync(kFullWarp, written, r);
       const Offset at = shfl(kFullWarp, out, r) + lane;

@@ -607,7 +607,12 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
     // the warp's rows one after the other, a column a lane (at most len of
     // them: C's offsets may disagree with the terms)
     const int written = acc.count < len ? acc.count : len;
-    acc.stagger(lane, written);  // (warp-collective: synchronizes the warp)
+    // Reconverges the warp after its lanes' rows of different lengths, so
+    // that stagger's collectives start from a converged warp; without it the
+    // kernel runs markedly slower on G3_circuit and poisson2d:700 (bench/
+    // device_ab.sh with and without this line).
+    __syncwarp();
+    acc.stagger(lane, written);
     for (int r = 0; r < 32; ++r) {
       const int n = __shfl_sync(kFullWarp, written, r);
       const Offset at = shfl(kFullWarp, out, r) + lane;

@@ -19,6 +19,5 @@ struct spgemmMatrix {
 };
 
 struct spgemmPlanObject {
-  spgemmContext* owner;
   std::unique_ptr<spgemm::Plan> plan;
 };

@@ -148,7 +148,7 @@ program gpu_product
   end if
   print '(a, i0, a)', "C = A * A, ", nnzC, " entries:"
   do i = 1, n
-    print '(2x, 4f5.0)', dense_row(i)
+    print '(2x, 4f7.1)', dense_row(i)
   end do
   print '(a)', "gpu_product (Fortran): OK"
 

@@ -192,7 +192,12 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
-  int64_t nnz_lower_bound(const Operands& in) override {
+  int64_t nnz_lower_bound(const Operands& in, int64_t limit) override {
+    // nnz(C) is at most the products' count: where analyze read it back and
+    // it fits, no pass is needed (the pass's kernel alone took 21 us on
+    // stencil27:64 and 41 us on uniform:500000:8, one H100, Nsight Compute)
+    for (const long long products : {known_products_, checked_products_})
+      if (products >= 0 && products <= limit) return 0;
     return cuda::nnz_lower_bound<Offset, Col>(ctx_, in);
   }
 
@@ -235,6 +240,7 @@ class CudaEngine final : public Engine {
     const int bin = speculative.bin;
     const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
     known_products_ = in.products;
+    checked_products_ = -1;
     // counts made before (a split product's cut) are taken as they are
     // where there is nothing else to find: no checks, no statistics
     const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
@@ -260,7 +266,9 @@ class CudaEngine final : public Engine {
       gate_ = {true, speculative.gate_max_row};
       return;
     }
-    const TermCount terms = term_count(in, stats_read);
+    // (with input checks, whose verdict is read back here anyway, the
+    // products' total comes along: it spares nnz_lower_bound its pass)
+    const TermCount terms = term_count(in, stats_read || count > 0);
     if (counted)
       take_counts(*counted, rows, terms);
     else
@@ -277,6 +285,7 @@ class CudaEngine final : public Engine {
     const Summary host = read_summary();
     report_csr_defects<Offset, Col>(checks, count, host.checks);
     if (stats_read) known_products_ = host.products.total;
+    if (count > 0 && !counted) checked_products_ = host.products.total;
     if (stats_read && schedule_small(rows, host.products)) return;
     symbolic_counts_ = host.symbolic;
     schedule_binned(rows, &symbolic_counts_);
@@ -753,6 +762,7 @@ class CudaEngine final : public Engine {
   Summary posted_{};
   MaskCap mask_cap_;               // by analyze, for the symbolic binning
   long long known_products_ = -1;  // C's products where analyze or a missed gate read them back
+  long long checked_products_ = -1;  // C's products where analyze's input checks read them back
   AnalysisBuffers buffers_;
   BinThresholds symbolic_thresholds_{};  // the symbolic binning's (symbolic_schedule_'s)
   BinCounts symbolic_counts_{};  // where analyze read them back

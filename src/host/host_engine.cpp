@@ -231,7 +231,7 @@ class HostEngine final : public Engine {
     check_structures(checks, count);
   }
 
-  int64_t nnz_lower_bound(const Operands& in) override {
+  int64_t nnz_lower_bound(const Operands& in, int64_t) override {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);

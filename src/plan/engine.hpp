@@ -90,8 +90,9 @@ class Engine {
   // of D. The plan asks for it before a symbolic phase whose nnz(C) could
   // exceed C's offset type, and refuses the product at once if the bound
   // does (the symbolic phase of such a product can take hours: a 2M x 1
-  // times 1 x 2M product has 4e12 entries to count).
-  virtual int64_t nnz_lower_bound(const Operands& in) = 0;
+  // times 1 x 2M product has 4e12 entries to count). An engine that already
+  // knows nnz(C) <= limit may return 0 instead.
+  virtual int64_t nnz_lower_bound(const Operands& in, int64_t limit) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
   // INVALID_VALUE: a defect found by analyze's input checks; C is untouched
   // and the plan must be analyzed again.

@@ -243,7 +243,7 @@ void Plan::refuse_overflow() {
   // always with 64-bit offsets, whose limit rows x cols < 2^62 never reaches).
   const double most = static_cast<double>(C_->rows) * static_cast<double>(C_->cols);
   if (most <= static_cast<double>(max_nnz(*C_))) return;
-  const int64_t bound = engine_->nnz_lower_bound(operands());
+  const int64_t bound = engine_->nnz_lower_bound(operands(), max_nnz(*C_));
   if (bound > max_nnz(*C_))
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
          "nnz(C) is at least " + std::to_string(bound) +

@@ -347,14 +347,21 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
     // rows begin there): what is left is within rows. Position by position,
     // every thread on its own (a warp per row of B left most lanes idle on
     // short rows).
+    // (positions up to B's last row offset where that is less than its nnz:
+    // a declared nnz beyond what the offsets hold is a defect the checks
+    // report beside this loop, which must not read past the arrays)
+    const long long b_entries =
+        c.b_rows > 0 ? checked_entries(static_cast<int64_t>(c.b_nnz), c.B.offsets[c.b_rows],
+                                       c.B.base)
+                     : 0;
     long long within = 0;
 #pragma unroll 4
-    for (long long i = thread + 1; i < c.b_nnz; i += stride)
+    for (long long i = thread + 1; i < b_entries; i += stride)
       within += c.B.cols[i] <= c.B.cols[i - 1];
 #pragma unroll 4
     for (long long r = thread + 1; r < c.b_rows; r += stride) {
       const Offset at = c.B.begin(static_cast<int>(r));
-      if (at > c.B.begin(static_cast<int>(r) - 1) && at > 0 && at < c.b_nnz)
+      if (at > c.B.begin(static_cast<int>(r) - 1) && at > 0 && at < b_entries)
         within -= c.B.cols[at] <= c.B.cols[at - 1];
     }
     const long long block_within = block_sum(within, partial);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-split-bench: C = A * A (A * A^T for rectangular A) on the handle's
 // device alone against (--devices) the product split among devices
 // (spgemmSetDevices), C assembled on the handle's device and C left

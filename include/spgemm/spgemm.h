@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libspgemm - sparse matrix-matrix multiplication (SpGEMM) for NVIDIA GPUs.
  *

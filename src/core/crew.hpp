@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host threads kept for running a few bodies at once (the parts of a split
 // product: src/multi/): starting a thread costs tens of microseconds, more
 // than a part's whole analysis of a small product, so a handle keeps its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structural checks of an input CSR matrix, shared by the host backend
 // (a loop) and the GPU backend (a kernel): one light pass over the row
 // offsets and the column indices that finds the first position of each kind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU pipeline of one product, two-phase Gustavson with binning:
 //   analyze:  terms per row (analysis/) -> rows binned by terms (binning/)
 //   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> one in-place

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results a kernel hands to the host itself (core/context.hpp's PostBox):
 // the block that finishes the work writes them into pinned host memory, each
 // 32-bit word beside the box's ticket in one 8-byte store, which the host

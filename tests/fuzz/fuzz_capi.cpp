@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_capi: a libFuzzer target over libspgemm's C API on host memory.
 //
 // Each input decodes into one problem and a sequence of calls on it:

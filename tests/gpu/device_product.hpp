@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one product through the public C API on the GPU and brings C back.
 // Outputs are poisoned before every phase so that unwritten entries show.
 // Every copy, poisoning and wait goes to the handle's stream, so products on

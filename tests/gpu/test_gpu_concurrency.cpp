@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eight threads, each with its own handle on its own non-blocking stream,
 // multiplying their own products with new values again and again, all at
 // once: every result with the structure of the same product computed alone

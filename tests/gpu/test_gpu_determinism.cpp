@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic results (the default, spgemmSetDeterministic): the same
 // product gives the same bits on every run, with the same plan, a new plan
 // and a new handle, on matrices whose rows of C land in every bin (warp and

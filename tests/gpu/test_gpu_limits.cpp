@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path at the edges of index arithmetic (tests/support/
 // extreme_cases.hpp): each case is computed correctly or refused with a
 // distinct status, never wrapped.

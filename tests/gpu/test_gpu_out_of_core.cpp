@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C in host memory with A and B (and D) on the device: the product computed
 // in chunks of rows whose C is copied to the host (spgemmSetOutputChunkBytes),
 // against the oracle: layouts, bases, new values, the addend, transposed

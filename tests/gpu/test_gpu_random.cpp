@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path on a randomized campaign of small products against the
 // oracle, structure reuse included (tests/support/random_campaign.hpp, the
 // same campaign as tests/host/test_host_random.cpp), on a non-blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path on the real matrices (SuiteSparse, ../shared/matrices): C = A*A
 // (A*A^T for rectangular A), double precision. Every matrix is compared with
 // cuSPARSE (same structure, values within 1e-10 of the row's largest entry); matrices up to

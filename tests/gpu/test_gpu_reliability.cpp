@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reliability on the GPU: input checks (every defect refused before a kernel
 // reads the matrix, the plan still usable after), unsorted rows and repeated
 // columns accepted, and exhausted memory at every allocation (a capped

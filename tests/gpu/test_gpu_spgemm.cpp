@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path against the serial oracle: identical structure (offsets and
 // sorted columns) and values within the documented tolerance
 // (tests/support/compare.hpp), on every family of small_test_suite().

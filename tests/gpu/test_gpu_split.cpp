@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Products split among devices (spgemmSetDevices), against the oracle.
 // Built twice: test_gpu_split puts every part on the current device (each
 // part still has its own stream, so the split, the parts' copies of row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan's device workspace on the GPU (spgemmPlanGetWorkspaceSize,
 // spgemmPlanSetWorkspace), for A * A, transposed operands and an addend D, in
 // float / double / complex and the 32/32, 64/32, 64/64 layouts, both index

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend against the oracle on the real matrices (SuiteSparse
 // collection, *.mtx.gz under SPGEMM_MATRIX_DIR): C = A*A, or A*A^T for a
 // rectangular A. Double precision only; products above a cap are skipped to

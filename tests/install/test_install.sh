@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built library into a temporary prefix, checks its SONAME and
 # that it exports only the public C symbols, then builds and runs the C
 # example against the installed tree, through find_package(spgemm) (mode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() for test programs that never skip as a whole.
 #include "catch_main_skip.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A main() helper for Catch2 test programs that may have to skip as a whole
 // (no GPU, no matrix directory). CTest counts exit code 77 as "skipped" for
 // tests registered with the SKIP_RETURN_CODE 77 property.

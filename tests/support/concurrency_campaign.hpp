@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent use of the library, written once for both memory types (Backend
 // as in random_campaign.hpp). Several threads start together, each with its
 // own Session (its own handle; on the GPU also its own stream), and each

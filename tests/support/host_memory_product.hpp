@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One product through the public C API on host memory (the host backend),
 // with the interface of DeviceProduct (tests/gpu/device_product.hpp) so that
 // a test can be written once for both memory types (random_campaign.hpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The randomized campaign, written once for both memory types. Backend is
 // HostBackend (host_memory_product.hpp) or DeviceBackend
 // (tests/gpu/device_product.hpp): a Session (one handle) and a Product<V>

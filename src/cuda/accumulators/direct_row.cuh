@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A direct-mapped accumulator for a numeric row whose columns span no more
 // slots than its hash table has: column c goes to slot c - first, with no
 // hashing and no probing, and the row comes out in column order, with no

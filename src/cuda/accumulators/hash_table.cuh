@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared-memory hash accumulators with linear probing: a set of column
 // indices (symbolic phase) and a map column -> value (numeric phase).
 // Tables are a power of two in size and at most half full by construction

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic accumulation (the default, spgemmSetDeterministic): every
 // term reaches its accumulator slot in one fixed order, so the rounding, and
 // with it every bit of C, is the same from run to run.

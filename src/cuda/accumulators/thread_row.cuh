@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accumulator of a row of few terms on one thread (configs/bins.hpp's
 // kThreadRowTerms): its columns, kept ascending, and their sums in Slots
 // slots of shared memory. Slot s of the block's thread t is at s * Threads

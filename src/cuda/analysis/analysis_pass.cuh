@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The analysis's pass over the operands (analysis.cuh) as the device runs
 // it: the kernel arguments, and the blocks' work (analysis_pass), which the
 // analysis kernel runs (analysis.cu) and a small product's symbolic kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Global binning: groups the rows of C by size (configs/bins.hpp) into one
 // array of row indices, bin after bin, without a host round trip. Rows of
 // size 0 are dropped (their nnz is 0 and nothing needs computing).

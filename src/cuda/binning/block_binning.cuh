@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binning of bin_rows (binning.cuh) by one block, for C of few rows
 // (configs/bins.hpp's kFewLaunchesRows): after the symbolic phase, the
 // block that writes C's row offsets also bins C's rows for the numeric

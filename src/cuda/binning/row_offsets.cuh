@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C's row offsets from its row counts for small products (configs/bins.hpp),
 // computed by the last block of the symbolic kernel to finish: what the
 // general path does with CUB (a 64-bit total, then an exclusive scan in

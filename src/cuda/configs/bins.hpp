@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel configurations: THE place where bins and their thresholds live.
 //
 // A row of C is put in a bin by its size: in the symbolic phase the number of

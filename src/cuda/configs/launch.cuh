@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch geometry derived from the device at run time.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Numeric phase: the sorted columns and the values of every row of C.
 // Compiled once per value type, so that the types build in parallel:
 // CMakeLists.txt makes a source file per type from numeric_instance.cu.in.

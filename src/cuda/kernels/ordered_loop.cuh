@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The deterministic counterpart of row_loop.cuh's for_each_product and
 // for_each_addend: the same terms, added in a fixed order
 // (accumulators/ordered_add.cuh).

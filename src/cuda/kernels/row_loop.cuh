@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks shared by the symbolic and numeric kernels: the thread
 // group that owns a row, and the loop over the row's products.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbolic phase: the number of distinct columns in every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"

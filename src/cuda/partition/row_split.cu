@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"

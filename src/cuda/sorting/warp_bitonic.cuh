@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting 32 * K keys held in the registers of one warp, K per lane: element
 // i = k * 32 + lane is register k of lane `lane`. A bitonic network of
 // log2(32K) * (log2(32K) + 1) / 2 compare-exchange steps (15 for K = 1, 21

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Putting a warp's compacted hash table in column order in registers, for
 // tables of more entries than rank counting takes (kRankSortMaxEntries) and
 // at most 256: each entry's column and slot packed in one int (column << 8 |

@@ -28,4 +28,4 @@ TEMPLATE_TEST_CASE("GPU: concurrent handles and streams give the results of a si
   CHECK(result.checks == result.expected_checks);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

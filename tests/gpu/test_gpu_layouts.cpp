@@ -40,4 +40,4 @@ TEMPLATE_LIST_TEST_CASE("GPU: transposed operands", "[gpu][transpose]", AddendLa
   check_all<TestType>(transpose_cases<typename TestType::Value>());
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -120,4 +120,4 @@ TEST_CASE("GPU: a fully dense row of C", "[gpu][limits]") {
   CHECK(diff.empty());
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

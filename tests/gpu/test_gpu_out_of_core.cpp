@@ -163,4 +163,4 @@ TEST_CASE("C larger than the device memory given to the plan, in pinned host mem
   CHECK_FALSE(cap.bad_free);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -20,4 +20,4 @@ TEST_CASE("GPU: random products match the oracle, also after new values", "[gpu]
   CHECK(result.coverage_gap(settings) == "");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

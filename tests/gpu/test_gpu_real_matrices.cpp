@@ -64,5 +64,5 @@ int main(int argc, char** argv) {
   const char* reason = gpu_skip_reason();
   const std::string none = "no Matrix Market files under " + matrix_dir(SPGEMM_MATRIX_DIR);
   if (!reason && matrix_files().empty()) reason = none.c_str();
-  return run_catch_session(argc, argv, reason);
+  return run_catch_tests(argc, argv, reason);
 }

@@ -219,4 +219,4 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

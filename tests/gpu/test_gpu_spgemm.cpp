@@ -755,4 +755,4 @@ TEST_CASE("GPU small product on a stream held up by earlier work", "[gpu]") {
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

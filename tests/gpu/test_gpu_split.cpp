@@ -718,5 +718,5 @@ int main(int argc, char** argv) {
   if (!skip && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2))
     skip = "needs 2 GPUs (products split between devices)";
 #endif
-  return run_catch_session(argc, argv, skip);
+  return run_catch_tests(argc, argv, skip);
 }

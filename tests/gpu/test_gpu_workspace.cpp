@@ -228,4 +228,4 @@ TEST_CASE("GPU workspace: the rules of spgemmPlanSetWorkspace", "[gpu][workspace
   CHECK(usage(handle.h).current == 0);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

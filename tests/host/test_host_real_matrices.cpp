@@ -75,5 +75,5 @@ int main(int argc, char** argv) {
     reason = "matrix directory " + dir + " does not exist";
   else if (matrix_files().empty())
     reason = "no *.mtx.gz under " + dir;
-  return run_catch_session(argc, argv, reason.empty() ? nullptr : reason.c_str());
+  return run_catch_tests(argc, argv, reason.empty() ? nullptr : reason.c_str());
 }

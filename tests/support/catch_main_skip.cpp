@@ -9,7 +9,7 @@
 
 namespace spgemm_test {
 
-int run_catch_session(int argc, char** argv, const char* skip_reason_or_null) {
+int run_catch_tests(int argc, char** argv, const char* skip_reason_or_null) {
   if (skip_reason_or_null) {
     std::printf("SKIPPED: %s\n", skip_reason_or_null);
     std::fflush(stdout);

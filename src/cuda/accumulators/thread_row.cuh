@@ -55,7 +55,7 @@ struct ThreadRow {
   // in 32 different banks. The accumulator is not used afterwards. (In the
   // unmoved layout the ~13 lanes of one of G3_circuit's rows hit one bank:
   // in fp64 ~26 shared wavefronts a row instead of 3, two thirds of the
-  // numeric kernel's; ncu, H200, docs/performance.md, fifty-sixth session.)
+  // numeric kernel's, Nsight Compute.)
   __device__ __forceinline__ void stagger(int lane, int n) {
     const int steps = static_cast<int>(__reduce_max_sync(kFullWarp, static_cast<unsigned>(n)));
     for (int s = 0; s < steps; ++s) {

@@ -155,7 +155,7 @@ struct RowSet {
 // is left: blocks draw rows from a counter as they free up, instead of each
 // taking every gridDim.x-th row, where rows differ widely in work (the dense
 // bins' rows of R-MAT: 8 K to 657 K products; dealt out in advance, the SMs
-// of rmat:16:16's dense numeric kernel were idle 23% of its time, ncu H100).
+// of rmat:16:16's dense numeric kernel idle 23% of its time, Nsight Compute).
 // The counter (device memory) reads 0 before the launch and the launch
 // leaves it at 0: every block makes exactly one draw past the last row, and
 // the last of those draws resets it. Block-wide.

@@ -583,7 +583,7 @@ class Scenario {
     FUZZ_CHECK(diff.empty(), "spgemmNumeric: C differs from the oracle: " + diff);
   }
 
-  // The host backend is deterministic (docs/api.md, section 6): numeric on
+  // The host backend is deterministic (docs/api.md, determinism): numeric on
   // the same values with the same alpha and beta gives the same bits,
   // whatever its threads did.
   void check_repeatable(double alpha, double beta) {

@@ -5,7 +5,7 @@
 // + t, so the threads of a warp, each at its own slot, never share a bank.
 //
 // Each column's terms are added in the row's order of terms, from zero
-// (docs/api.md, section 6: the order of a row of at most 32 terms). The
+// (docs/api.md, on determinism: the order of a row of at most 32 terms). The
 // symbolic phase keeps the columns alone (Value = Columns) and counts them.
 #pragma once
 

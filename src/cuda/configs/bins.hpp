@@ -76,24 +76,16 @@ inline constexpr int kNumericHashMaxNnz = 8192;
 // Rules that follow from the tables' sizes rather than from tuning
 // (`spgemm-bench --gen rmat:16:16 --gen banded:500000:16 landmark.mtx.gz
 // bcsstk33.mtx.gz polblogs.mtx.gz orani678.mtx.gz astro-ph.mtx.gz`, sym, num):
-// - Symbolic phase: where B's columns fit in a table's bits (a word per
-//   slot) the table is a bitmask over all of them instead of a hash set
-//   (kernels/symbolic.cu).
-// - Symbolic phase, warps: where they do not, a row whose columns' range
-//   (the analysis's, for sorted rows of B) fits its table's bits gets a
-//   bitmask over that range. Blocks keep their hash sets: ranged, they are
-//   no faster.
-// - Numeric phase: a hash row whose columns (from the ends of its rows of B,
-//   where the analysis found those sorted) span at most its table's slots
-//   maps them to slots directly and comes out sorted
-//   (accumulators/direct_row.cuh).
-// - Numeric phase: a hash row of more than kRankSortMaxEntries entries
-//   whose columns span at most 32 per free slot of its table (past the
-//   compacted entries) is placed by a bitmask over that span
-//   (sorting/mask_rank.cuh), not the bitonic network.
-// The dense windows take no row that fits a hash bin, not even in the first
-// numeric phase: they add a row's terms in another order than its hash bin,
-// and every numeric phase must give the same bits.
+// - symbolic: a table whose bits hold all of B's columns, or in a warp the
+//   row's column range (the analysis's, for sorted rows of B), is a bitmask
+//   over them, not a hash set (kernels/symbolic.cu);
+// - numeric: a hash row whose columns span at most its table's slots maps
+//   them to slots directly, in order (accumulators/direct_row.cuh); one of
+//   more than kRankSortMaxEntries entries whose columns span at most 32 per
+//   free slot is placed by a bitmask over that span (sorting/mask_rank.cuh);
+// - the dense windows take no row that fits a hash bin, in any numeric
+//   phase: they add a row's terms in another order, and every numeric phase
+//   must give the same bits.
 
 // Loops over a table stride by the group size with every lane taking part
 // (ballots in sorting/), so tables must be multiples of their groups.
@@ -146,17 +138,14 @@ constexpr int numeric_min_blocks(Group group) {
   return group == Group::block ? 0 : kWarpNumericMinBlocks;
 }
 // ... and bound for 1024 threads, blocks may take 64 registers: 8 blocks of
-// 128 threads an SM. The kernel is also compiled for blocks of at most
-// kLeanBlockThreads threads, kLeanBlockMinBlocks of them an SM: 40
-// registers, 12 blocks of 128. The unordered mode's blocks of those bins
-// always take it (it spills nothing there). The deterministic mode's
-// spill some of the steps they stash (kOrderedStash) with it, which pays
-// only for more blocks at once: they take it where the runtime finds more
-// of their blocks resident with it than without (not where the table's
-// shared memory bounds them) and the bin has rows for all of them. 32
-// registers and blocks of 512 threads are slower. Chosen by `spgemm-bench
-// bcsstk33.mtx.gz astro-ph.mtx.gz landmark.mtx.gz polblogs.mtx.gz --gen
-// hub:60000:30000:3000:8`, num, num2 and unordered.
+// 128 threads an SM. Blocks of at most kLeanBlockThreads threads also have a
+// lean instance, kLeanBlockMinBlocks blocks an SM (40 registers, 12 blocks
+// of 128): always taken unordered (it spills nothing there); ordered it
+// spills stashed steps (kOrderedStash), so it is taken only where the
+// runtime finds more of its blocks resident and the bin has rows for all of
+// them (lean_block_pays). 32 registers and blocks of 512 are slower. Chosen
+// by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz landmark.mtx.gz
+// polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num, num2 and unordered.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
 // Whether a bin of `rows` rows in blocks of at most kLeanBlockThreads
@@ -166,21 +155,17 @@ constexpr bool lean_block_pays(bool ordered, long long rows, int lean_blocks, in
   return !ordered || (rows >= lean_blocks && lean_blocks > blocks);
 }
 
-// Rows of few terms are not hashed in the numeric phase: a warp holds all the
-// terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's
-// terms in lane order and places the sums by ranking the columns, which a
-// bitonic network of shuffles sorts (accumulators/register_row.cuh,
-// sorting/warp_bitonic.cuh); later numeric phases find the columns in C
-// instead of sorting. No table to clear, no atomics and no turns: the order
-// of the adds follows from the structure, in either numeric mode. The
-// network takes 15 compare-exchange steps for 32 terms and 21 for 64, where
-// a row of G3_circuit takes ~580 warp instructions through a hash table.
-// The symbolic phase keeps its hash sets for these rows: they only count,
-// with no values or order to keep, and beat the network there. Beyond 64
-// terms the network's K registers per step grow faster than a table's work
-// (K = 4 is slower on rmat:16:16 and polblogs). Chosen by `spgemm-bench
-// --gen poisson2d:700 --gen uniform:500000:8 --gen rmat:16:16
-// G3_circuit.mtx.gz polblogs.mtx.gz delaunay_n15.mtx.gz`, sym, num and num2.
+// Numeric rows of at most 32 * K terms (K = 1, 2) are not hashed: a warp
+// holds their terms in registers, sums each column's terms in lane order and
+// ranks the columns by a bitonic network of shuffles
+// (accumulators/register_row.cuh): 15 or 21 compare-exchange steps, where a
+// hash row of G3_circuit takes ~580 warp instructions; no atomics and no
+// turns in either numeric mode. Beyond 64 terms the network's registers grow
+// faster than a table's work (K = 4 is slower on rmat:16:16 and polblogs).
+// The symbolic phase, which only counts, keeps its hash sets for these rows.
+// Chosen by `spgemm-bench --gen poisson2d:700 --gen uniform:500000:8 --gen
+// rmat:16:16 G3_circuit.mtx.gz polblogs.mtx.gz delaunay_n15.mtx.gz`, sym,
+// num and num2.
 inline constexpr int kSortBinTerms[] = {32, 64};
 // ... and the symbolic phase's warps count rows of at most this many terms
 // the same way, a term a lane, each column at the lowest lane holding it
@@ -189,21 +174,15 @@ inline constexpr int kSortBinTerms[] = {32, 64};
 // poisson2d:700 --gen uniform:500000:8 polblogs.mtx.gz`, sym).
 inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
-// ... but where C has many rows, a row of at most kThreadRowTerms terms
-// gets a thread of its own, not a warp, in both phases (the thread bin: the
-// numeric phase's first sort bin, the symbolic phase's only one;
-// kernels/numeric.cuh's and kernels/symbolic.cu's thread_*_kernel). The
-// thread keeps the row's columns in order in kThreadRowTerms slots of
-// shared memory (accumulators/thread_row.cuh), each term put in place by a
-// short scan; in the numeric phase the warp then writes its 32 rows one
-// after the other, a column a lane. A warp's instructions serve 32 rows
-// instead of one. Blocks of kThreadRowBlockThreads keep the slots (12 B
-// each in fp64) to 24 KB; more warps an SM (16 slots a thread, blocks of
-// 128) do not pay. Only for C of at least kThreadRowsMinPerSM rows per SM:
-// a thread walks its row's terms one after another, a chain of dependent
-// loads several times a warp's, which only many rows in flight hide.
-// Chosen by `spgemm-bench --gen poisson2d:700 G3_circuit.mtx.gz
-// rgg_n_2_15_s0.mtx.gz wing.mtx.gz cryg2500.mtx.gz`, sym and num.
+// ... but where C has at least kThreadRowsMinPerSM rows per SM, a row of at
+// most kThreadRowTerms terms gets a thread of its own, in both phases (the
+// thread bin: accumulators/thread_row.cuh, the thread_*_kernels), so that a
+// warp's instructions serve 32 rows: a thread's walk is a chain of dependent
+// loads several times a warp's, which only many rows in flight hide. Blocks
+// of kThreadRowBlockThreads keep the slots (12 B each in fp64) to 24 KB;
+// more warps an SM (16 slots a thread, blocks of 128) are slower. Chosen by
+// `spgemm-bench --gen poisson2d:700 G3_circuit.mtx.gz rgg_n_2_15_s0.mtx.gz
+// wing.mtx.gz cryg2500.mtx.gz`, sym and num.
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
@@ -264,24 +243,16 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // hub:60000:30000:3000:8`, num and num2.
 inline constexpr int kHeavyRowTerms = 16384;
 
-// Where the last hash bin holds so few rows that most SMs would idle beside
-// them (at most half as many as SMs), the deterministic numeric phase
-// splits each of its rows among up to `parts` blocks (numeric.cuh's
-// split_numeric_kernel), a part for each kSplitRowsPartTerms of the row's
-// terms: each takes a contiguous share of the row's entries of A (equal
-// shares of its terms), sums them in direct slots in the bin's order, and
-// once the parts before it are done adds its sums to a dense array of the
-// row in device memory, in the parts' order, kSplitRowsAddBatch columns a
-// thread at a time (their loads in flight together); the last adds them to
-// its own slots and writes the row. So each column's terms are summed part
-// by part, the same way in every numeric phase. A part walks only its own
-// entries of A (a split by columns would have each part walk all of them),
-// and waits only to add. At most kSplitRowsMaxParts parts a row: each
-// part's adds wait for the part before. Only for B whose columns fit the
-// bin's table (direct slots: through a hash table every add is a chain of
-// dependent loads) and a scratch of at most kSplitRowsMaxShareOfC of C's
-// bytes. Chosen by `spgemm-bench orani678.mtx.gz --gen
-// longrows:4000:12:2000:4`, num and num2.
+// Where the last hash bin holds at most half as many rows as the device has
+// SMs, the deterministic numeric phase splits each of its rows among up to
+// kSplitRowsMaxParts blocks, a part per kSplitRowsPartTerms terms, which add
+// their sums in turn through a dense array in device memory,
+// kSplitRowsAddBatch columns a thread at a time (kernels/numeric.cuh's
+// split_numeric_kernel); more parts wait longer for the ones before. Only
+// for B whose columns fit the bin's table (direct slots: through a hash
+// table every add is a chain of dependent loads) and a scratch of at most
+// kSplitRowsMaxShareOfC of C's bytes. Chosen by `spgemm-bench
+// orani678.mtx.gz --gen longrows:4000:12:2000:4`, num and num2.
 inline constexpr int kSplitRowsMaxParts = 8;
 inline constexpr long long kSplitRowsPartTerms = 8192;
 inline constexpr int kSplitRowsAddBatch = 4;
@@ -313,29 +284,23 @@ struct SplitRowsLayout {
   }
 };
 
-// Rows of B of at least as many entries as the block has threads, which a
-// block's sub-group of `lanes` threads would step through alone while the
-// block's others are done, wait for the whole block, which numbers their
-// terms (kernels/row_loop.cuh's for_each_product), where a row of A names at
-// most this many (a warp's lanes number them; with more, every sub-group
-// has its share of them). Only in the symbolic phase's last hash bin and the
-// numeric phase's dense kernel (unordered), the kernels of the rows of most
-// terms: in the other block kernels the deferral costs registers (40
-// instead of 32) and barriers that rows of few terms pay for. Chosen by
-// `spgemm-bench --gen longrows:20000 --gen hub:20000 --gen stencil27:64
-// bcsstk33.mtx.gz`, sym.
+// The block kernels of the rows of most terms (the symbolic phase's last
+// hash bin, the unordered dense kernel) put aside rows of B of at least as
+// many entries as the block has threads and number their terms over the
+// whole block (kernels/row_loop.cuh's for_each_product), where a row of A
+// names at most this many of them (a warp's lanes number them). In the other
+// block kernels that costs registers (40 instead of 32) and barriers that
+// rows of few terms pay for. Chosen by `spgemm-bench --gen longrows:20000
+// --gen hub:20000 --gen stencil27:64 bcsstk33.mtx.gz`, sym.
 inline constexpr int kDeferredBRows = 32;
 
 // Where B's rows are this short on average (lanes_for gives sub-groups of at
 // most this many lanes), the symbolic phase's blocks number their rows'
-// products instead (kernels/row_loop.cuh's for_each_numbered_column, a
-// kernel of its own): each sub-group would take its entries of A one after
-// the other, a chain of three dependent loads each, about half its lanes
-// idle on B's short rows, while one with a long row of B holds the block.
-// At 16 lanes each term's search over 256 entries' starts costs more than
-// the sub-groups' chains. Chosen by `spgemm-bench --gen powerlaw:100000
-// --gen powerlaw:20000 --gen hub:20000 --gen rmat:16:16 astro-ph.mtx.gz`,
-// sym.
+// products (kernels/row_loop.cuh's for_each_numbered_column) instead of
+// having each sub-group walk its entries of A, a chain of three dependent
+// loads each with half its lanes idle; at 16 lanes each term's search costs
+// more than that. Chosen by `spgemm-bench --gen powerlaw:100000 --gen
+// powerlaw:20000 --gen hub:20000 --gen rmat:16:16 astro-ph.mtx.gz`, sym.
 inline constexpr int kSymbolicNumberedMaxLanes = 8;
 
 // The symbolic phase sizes a row's table by the width of its columns' range
@@ -471,27 +436,16 @@ static_assert(tables_fit_mask_positions(), "mask positions (sorting/mask_rank.cu
 // slower on every long-row input (`spgemm-bench --gen rmat:16:16`, num).
 inline constexpr int kDenseBlockThreads = 1024;
 
-// Small products, where launches and not work set the time (every matrix in
-// ../shared/matrices spends 100-500 us on products of a few microseconds of
-// work). If the total of products is at most kSmallMaxProducts and the
-// longest row fits a hash table, the rows are not binned: each phase runs one
-// kernel over all rows in order (the bin of the longest row; in the numeric
-// phase the sort bin of the row of most terms if one holds it), and C's row
-// offsets come from the symbolic kernel's last block
-// (binning/row_offsets.cuh). That drops the two binning passes of each
-// phase, the launches of empty bins and CUB's scan. Every row then clears and
-// sorts a table of the longest row's size, so rows * table slots may be at
-// most kSmallMaxTableSlots: comparable to the products' own work. The
-// statistics come from a readback in analyze for C with at most
-// kSmallMaxRows rows; where the product also looks small (estimated from
-// nnz(A) and B's average row length, at most kSmallSpeculateProducts), the
-// mode is tried before they are known instead (cuda_engine.cu: analyze does
-// not synchronize), in the largest warp bin whose tables fit (for few rows
-// the first block bin, kSmallBlockRowsShare), behind a gate the analysis
-// sets on the device. The estimate's bound is below the mode's: an estimate
-// that misses costs a gated launch and a second readback, more than
-// analyze's readback. Chosen by `spgemm-bench ex6.mtx.gz
-// delaunay_n15.mtx.gz wing.mtx.gz bcsstk13.mtx.gz`, lib total.
+// Small products, where launches and not work set the time: at most
+// kSmallMaxProducts products, a longest row that fits a hash table, and rows
+// * table slots at most kSmallMaxTableSlots (every row clears and sorts a
+// table of the longest row's size) run one kernel per phase over all rows,
+// unbinned (cuda_engine.cu). Their statistics come from a readback in
+// analyze for C of at most kSmallMaxRows rows; a product estimated at most
+// kSmallSpeculateProducts runs before they are known, behind a gate. A
+// missed estimate costs a gated launch and a second readback, more than
+// analyze's readback, hence the lower bound. Chosen by `spgemm-bench
+// ex6.mtx.gz delaunay_n15.mtx.gz wing.mtx.gz bcsstk13.mtx.gz`, lib total.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 22;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;

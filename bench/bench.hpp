@@ -38,6 +38,7 @@ struct Options {
   int device = 0;
   bool force_host = false;  // libspgemm host backend even with a GPU
   bool no_cusparse = false;
+  bool no_input_checks = false;  // spgemmSetInputChecks(handle, 0): their cost, by difference
   std::string csv_path, json_path;
   std::string command_line;
 };

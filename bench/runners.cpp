@@ -202,6 +202,8 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
   check_spgemm(spgemmCreate(&raw_handle), "spgemmCreate");
   SpgemmHandle handle(raw_handle);
   if (!on_host) check_spgemm(spgemmSetStream(raw_handle, g_dev.stream), "spgemmSetStream");
+  if (opts.no_input_checks)
+    check_spgemm(spgemmSetInputChecks(raw_handle, 0), "spgemmSetInputChecks");
   SpgemmMat mat_a = lib_matrix(a, vt, on_host, "spgemmCreateCsr(A)");
   SpgemmMat mat_b = lib_matrix(b, vt, on_host, "spgemmCreateCsr(B)");
 

@@ -56,6 +56,8 @@ Options:
   --host                   time libspgemm's host backend even with a GPU
                            (cuSPARSE still runs on the GPU for the check)
   --no-cusparse            skip cuSPARSE (and so the check)
+  --no-input-checks        libspgemm with its input checks off (their cost is
+                           the difference to a run with them, the default)
   --csv FILE               write one record per matrix, all fields, as CSV
   --json FILE              write the records and run information as JSON
   --list-generators        print the default generator specs and exit
@@ -203,6 +205,9 @@ bool parse_args(int argc, char** argv, Options& opts) {
     } else if (arg == "--no-cusparse") {
       no_value();
       opts.no_cusparse = true;
+    } else if (arg == "--no-input-checks") {
+      no_value();
+      opts.no_input_checks = true;
     } else if (arg == "--csv") {
       opts.csv_path = take_value();
     } else if (arg == "--json") {

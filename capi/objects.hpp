@@ -20,6 +20,5 @@ struct spgemmMatrix {
 };
 
 struct spgemmPlanObject {
-  spgemmContext* owner;
   std::unique_ptr<spgemm::Plan> plan;
 };

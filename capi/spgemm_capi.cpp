@@ -77,7 +77,9 @@ bool valid_data_type(cudaDataType t) {
 void require_plan(spgemmHandle_t handle, spgemmPlan_t plan) {
   require_object(handle, "handle");
   require_object(plan, "plan");
-  if (plan->owner != handle)
+  // (by context, not by the handle's address: the plan keeps its context
+  // alive, so a handle made where a destroyed one was has another)
+  if (plan->plan->context() != handle->ctx.get())
     fail(SPGEMM_STATUS_INVALID_VALUE, "the plan was created with a different handle");
 }
 
@@ -94,7 +96,6 @@ void create_plan(spgemmHandle_t handle, spgemmPlan_t* plan, spgemmOperation_t op
     fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmOperation_t");
   if (!valid_data_type(computeType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown computeType");
   auto object = std::make_unique<spgemmPlanObject>();
-  object->owner = handle;
   object->plan = std::make_unique<spgemm::Plan>(handle->ctx, opA, opB, &A->desc, &B->desc,
                                                 D ? &D->desc : nullptr, &C->desc, computeType);
   *plan = object.release();

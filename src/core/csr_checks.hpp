@@ -42,17 +42,29 @@ struct CsrDefects {
   uint64_t first[kCsrDefects];
 };
 
-// Visits position i (0 <= i < max(rows + 1, nnz)) and reports each defect it
-// finds there through report(defect, position).
+// How many column indices the checks may read: nnz, or fewer where the last
+// row offset (`last`, read before any column) says the arrays end sooner. A
+// descriptor whose nnz exceeds what its offsets hold is the very defect
+// kLastOffset names; reading nnz columns to find it would read past them.
+template <class Offset>
+SPGEMM_HD inline int64_t checked_entries(int64_t nnz, Offset last, int64_t base) {
+  const int64_t held = static_cast<int64_t>(last) - base;
+  return held < 0 ? 0 : (held < nnz ? held : nnz);
+}
+
+// Visits position i (0 <= i < max(rows + 1, entries)) and reports each
+// defect it finds there through report(defect, position). `entries` is
+// checked_entries(nnz, offsets[rows], base): no column index at or past it
+// is read.
 template <class Offset, class Col, class Report>
 SPGEMM_HD inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols,
-                                                    int64_t nnz, int64_t base,
+                                                    int64_t nnz, int64_t entries, int64_t base,
                                                     const Offset* offsets, const Col* col_ind,
                                                     Report&& report) {
   if (i == 0 && static_cast<int64_t>(offsets[0]) != base) report(kFirstOffset, 0);
   if (i == 0 && static_cast<int64_t>(offsets[rows]) != nnz + base) report(kLastOffset, rows);
   if (i < rows && offsets[i + 1] < offsets[i]) report(kDecreasingOffsets, i);
-  if (i < nnz) {
+  if (i < entries) {
     const int64_t c = static_cast<int64_t>(col_ind[i]);  // c - base could overflow
     if (c < base || c - base >= cols) report(kColumnOutOfRange, i);
   }

@@ -193,6 +193,10 @@ class CudaEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return csr_fingerprint<Offset, Col>(ctx_, m); }
 
+  int64_t nnz_lower_bound(const Operands& in) override {
+    return cuda::nnz_lower_bound<Offset, Col>(ctx_, in);
+  }
+
   void output_overwritten() override { written_ = {}; }
 
   // analyze's buffers, symbolic's CUB scratch, and those of the input

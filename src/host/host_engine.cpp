@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace spgemm {
@@ -24,34 +26,36 @@ namespace {
 constexpr int64_t kMinRowsForThreads = 256;
 
 // Runs body(row, scratch) for every row on all threads; each thread owns one
-// Scratch. Exceptions cannot leave an OpenMP region, so a failed allocation is
-// recorded (the thread then skips its remaining rows) and rethrown as a
-// status after the region.
+// Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
+// (a failed allocation, a row that disagrees with C's row offsets) is kept,
+// every thread then skips its remaining rows, and it is rethrown after the
+// region.
 template <class Scratch, class MakeScratch, class Body>
 void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
-  std::atomic<bool> alloc_failed{false};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first;
+  auto keep = [&] {
+    if (!failed.exchange(true)) first = std::current_exception();
+  };
 #pragma omp parallel if (rows >= kMinRowsForThreads)
   {
     Scratch scratch;
-    bool ok = true;
     try {
       scratch = make_scratch();
-    } catch (const std::bad_alloc&) {
-      ok = false;
-      alloc_failed = true;
+    } catch (...) {
+      keep();
     }
 #pragma omp for schedule(dynamic, 64)
     for (int64_t row = 0; row < rows; ++row) {
-      if (!ok) continue;
+      if (failed.load(std::memory_order_relaxed)) continue;
       try {
         body(row, scratch);
-      } catch (const std::bad_alloc&) {
-        ok = false;
-        alloc_failed = true;
+      } catch (...) {
+        keep();
       }
     }
   }
-  if (alloc_failed) fail(SPGEMM_STATUS_ALLOC_FAILED, "host backend: out of host memory");
+  if (first) std::rethrow_exception(first);
 }
 
 // Row accumulators. Both sum a column's terms in the order they come (A's
@@ -196,9 +200,10 @@ class HostEngine final : public Engine {
     const auto* cols = static_cast<const Col*>(m.col_ind);
     CsrDefects found;
     std::fill(std::begin(found.first), std::end(found.first), CsrDefects::kNoDefect);
-    const int64_t positions = std::max(m.rows + 1, m.nnz);
+    const int64_t entries = checked_entries(m.nnz, offsets[m.rows], m.base);
+    const int64_t positions = std::max(m.rows + 1, entries);
     for (int64_t i = 0; i < positions; ++i)
-      inspect_csr_position(i, m.rows, m.cols, m.nnz, m.base, offsets, cols,
+      inspect_csr_position(i, m.rows, m.cols, m.nnz, entries, m.base, offsets, cols,
                            [&](int defect, int64_t at) {
                              found.first[defect] =
                                  std::min(found.first[defect], static_cast<uint64_t>(at));
@@ -227,6 +232,23 @@ class HostEngine final : public Engine {
     check_structures(checks, count);
   }
 
+  int64_t nnz_lower_bound(const Operands& in) override {
+    const auto A = view_of<const Value, const Offset, const Col>(*in.A);
+    const auto B = view_of<const Value, const Offset, const Col>(*in.B);
+    const auto D = addend_of(in);
+    int64_t bound = 0;
+#pragma omp parallel for reduction(+ : bound) schedule(static) if (A.rows >= kMinRowsForThreads)
+    for (int64_t row = 0; row < A.rows; ++row) {
+      int64_t longest = D.offsets ? D.end(row) - D.begin(row) : 0;
+      for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+        const int64_t k = A.col(i);
+        longest = std::max(longest, B.end(k) - B.begin(k));
+      }
+      bound += longest;
+    }
+    return bound;
+  }
+
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int64_t rows = in.A->rows;
     std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
@@ -253,7 +275,18 @@ class HostEngine final : public Engine {
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
     for_each_row_of_c<true>(in, alpha, beta, [&](int64_t row, auto& acc) {
+      // C's row offsets are what some symbolic phase wrote, but perhaps not
+      // for these operands (structure changed without verification, C's
+      // offsets edited, C shared with another plan): a row is written only
+      // where they hold exactly its entries, inside C's arrays.
       int64_t out = C.begin(row);
+      const int64_t count = acc.count();
+      if (out < 0 || C.end(row) - out != count || C.end(row) > c.nnz)
+        fail(SPGEMM_STATUS_INVALID_VALUE,
+             "C: row " + std::to_string(row) + " has " + std::to_string(count) +
+                 " entries but its row offsets give it [" + std::to_string(out) + ", " +
+                 std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
+                 " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
       acc.emit([&](Col col, Value value) {
         C.col_ind[out] = static_cast<Col>(col + C.base);
         C.values[out] = value;

@@ -61,6 +61,8 @@ class ChunkedEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return whole_->fingerprint(m); }
 
+  int64_t nnz_lower_bound(const Operands& in) override { return whole_->nnz_lower_bound(in); }
+
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     forget_chunks();
     chunk_rows_.clear();

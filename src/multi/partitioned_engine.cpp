@@ -66,6 +66,8 @@ class PartitionedEngine final : public Engine {
 
   uint64_t fingerprint(const MatrixDesc& m) override { return home_->fingerprint(m); }
 
+  int64_t nnz_lower_bound(const Operands& in) override { return home_->nnz_lower_bound(in); }
+
   // The cut on the handle's device, on the caller's thread; meanwhile each
   // part on another device fingerprints the replicas it is to read in place
   // (with the input checks on), to be compared with the operands' own

@@ -86,6 +86,13 @@ class Engine {
   // the symbolic phase's synchronization (small products: analyze then does
   // not synchronize at all), which then throws INVALID_VALUE for a defect.
   virtual void analyze(const Operands& in, const CheckedOperand* checks, int count) = 0;
+  // A lower bound of nnz(C) in O(nnz(A)): each row of C has at least as many
+  // entries as the longest row of B that its row of A names, and as its row
+  // of D. The plan asks for it before a symbolic phase whose nnz(C) could
+  // exceed C's offset type, and refuses the product at once if the bound
+  // does (the symbolic phase of such a product can take hours: a 2M x 1
+  // times 1 x 2M product has 4e12 entries to count).
+  virtual int64_t nnz_lower_bound(const Operands& in) = 0;
   // Writes C's row offsets; returns nnz(C) (64-bit, checked by the caller).
   // INVALID_VALUE: a defect found by analyze's input checks; C is untouched
   // and the plan must be analyzed again.

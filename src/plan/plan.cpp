@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace spgemm {
 
@@ -70,6 +72,52 @@ void require_operand_arrays(const MatrixDesc& m, const char* name) {
   require_aligned_values(m, name);
 }
 
+// One array of a matrix as bytes [begin, end) of its memory, for the
+// aliasing checks; empty where the array is NULL or has no elements.
+struct Extent {
+  uintptr_t begin = 0, end = 0;
+  spgemmMemoryType_t memory = SPGEMM_MEMORY_DEVICE;
+  const char* matrix = "";
+  const char* array = "";
+
+  bool overlaps(const Extent& other) const {
+    return memory == other.memory && begin < other.end && other.begin < end;
+  }
+};
+
+size_t index_bytes(spgemmIndexType_t t) { return t == SPGEMM_INDEX_32I ? 4 : 8; }
+
+size_t value_bytes(cudaDataType t) {
+  switch (t) {
+    case CUDA_R_32F: return 4;
+    case CUDA_R_64F: case CUDA_C_32F: return 8;
+    default: return 16;  // CUDA_C_64F (the plan takes no other type)
+  }
+}
+
+Extent extent_of(const MatrixDesc& m, const void* array, int64_t count, size_t size,
+                 const char* matrix, const char* name) {
+  if (!array || count <= 0) return {};
+  const auto begin = reinterpret_cast<uintptr_t>(array);
+  const uintptr_t room = std::numeric_limits<uintptr_t>::max() - begin;
+  // count * size in 128 bits: a declared nnz may be anything up to 2^63
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(count) * size;
+  return {begin, begin + (bytes > room ? room : static_cast<uintptr_t>(bytes)), m.memory, matrix,
+          name};
+}
+
+// The arrays of m: its row offsets, and its column indices and values if
+// `entries` (C's before its symbolic phase: nnz not known yet).
+std::vector<Extent> extents_of(const MatrixDesc& m, const char* name, bool entries) {
+  std::vector<Extent> out = {extent_of(m, m.row_offsets, m.rows + 1, index_bytes(m.offset_type),
+                                       name, "rowOffsets")};
+  if (entries) {
+    out.push_back(extent_of(m, m.col_ind, m.nnz, index_bytes(m.index_type), name, "colInd"));
+    out.push_back(extent_of(m, m.values, m.nnz, value_bytes(m.value_type), name, "values"));
+  }
+  return out;
+}
+
 // The backend for operands in `memory` and C in `c_memory`.
 template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory,
@@ -114,6 +162,8 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
   require_supported_layout(*A, *A, "A");
   require_supported_layout(*B, *A, "B");
   require_supported_layout(*C, *A, "C");
+  if (A == C || B == C)
+    fail(SPGEMM_STATUS_INVALID_VALUE, "C must not be A or B (the product is not in place)");
   if (D) {
     if (D == C) fail(SPGEMM_STATUS_INVALID_VALUE, "D must not be C (the product is not in place)");
     if (D->value_type != compute_type)
@@ -166,6 +216,40 @@ void Plan::check_inputs() const {
   require_operand_arrays(*A_, "A");
   require_operand_arrays(*B_, "B");
   if (D_) require_operand_arrays(*D_, "D");
+}
+
+void Plan::require_disjoint_output(bool c_entries) const {
+  if (distributed_) return;  // C's arrays are the engine's own
+  std::vector<Extent> inputs = extents_of(*A_, "A", true);
+  for (const Extent& e : extents_of(*B_, "B", true)) inputs.push_back(e);
+  if (D_)
+    for (const Extent& e : extents_of(*D_, "D", true)) inputs.push_back(e);
+  const std::vector<Extent> outputs = extents_of(*C_, "C", c_entries);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto refuse = [&](const Extent& other) {
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           std::string("C's ") + outputs[i].array + " overlaps " + other.matrix + "'s " +
+               other.array + ": C's arrays must not share memory with each other or with an " +
+               "operand's (the product is not in place)");
+    };
+    for (const Extent& in : inputs)
+      if (outputs[i].overlaps(in)) refuse(in);
+    for (size_t j = 0; j < i; ++j)
+      if (outputs[i].overlaps(outputs[j])) refuse(outputs[j]);
+  }
+}
+
+void Plan::refuse_overflow() {
+  // Below rows x cols entries C fits whatever its entries (no bound needed:
+  // always with 64-bit offsets, whose limit rows x cols < 2^62 never reaches).
+  const double most = static_cast<double>(C_->rows) * static_cast<double>(C_->cols);
+  if (most <= static_cast<double>(max_nnz(*C_))) return;
+  const int64_t bound = engine_->nnz_lower_bound(operands());
+  if (bound > max_nnz(*C_))
+    fail(SPGEMM_STATUS_INDEX_OVERFLOW,
+         "nnz(C) is at least " + std::to_string(bound) +
+             " (the longest row of B that each row of A names), which does not fit the row "
+             "offset type of C");
 }
 
 size_t Plan::workspace_bytes() const {
@@ -233,9 +317,20 @@ int64_t Plan::symbolic() {
   check_inputs();
   require(C_->row_offsets != nullptr || distributed_, SPGEMM_STATUS_INVALID_VALUE,
           "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
-  if (stage_ == Stage::created) analyze();
+  if (stage_ == Stage::created) {
+    analyze();
+  } else if (ctx_->verify_structure()) {
+    // the symbolic phase reads the operands' structure as the analysis
+    // found it: a change since is refused before any kernel reads it
+    Context::CallScope scope(*ctx_, arena_.get());
+    verify_structure();
+  }
+  // (after the checks: C's offsets are compared with the operands' arrays
+  // as they declare them)
+  require_disjoint_output(false);
   Context::CallScope scope(*ctx_, arena_.get());
   stage_ = Stage::analyzed;  // a failed symbolic leaves no valid structure behind
+  refuse_overflow();
   int64_t nnz = 0;
   try {
     nnz = engine_->symbolic(operands(), *C_);
@@ -249,6 +344,7 @@ int64_t Plan::symbolic() {
     fail(SPGEMM_STATUS_INDEX_OVERFLOW,
          "nnz(C) = " + std::to_string(nnz) + " does not fit the row offset type of C");
   C_->nnz = nnz;
+  c_nnz_ = nnz;
   stage_ = Stage::symbolic_done;
   return nnz;
 }
@@ -266,6 +362,14 @@ void Plan::numeric(const void* alpha, const void* beta) {
     require(C_->nnz == 0 || (C_->col_ind && C_->values), SPGEMM_STATUS_INVALID_VALUE,
             "C: colInd and values must be set (spgemmCsrSetPointers) before spgemmNumeric");
     require_aligned_values(*C_, "C");
+    // C's descriptor may have been given to another plan whose symbolic
+    // phase wrote its own nnz and offsets since this plan's
+    if (C_->nnz != c_nnz_)
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           "C: nnz is " + std::to_string(C_->nnz) + " but this plan's spgemmSymbolic found " +
+               std::to_string(c_nnz_) +
+               " (is C's descriptor shared with another plan?): run spgemmSymbolic again");
+    require_disjoint_output(true);
   }
   Context::CallScope scope(*ctx_, arena_.get());
   if (ctx_->verify_structure()) verify_structure();

@@ -34,6 +34,9 @@ class Plan {
   // beta is required when the plan has a D, ignored otherwise.
   void numeric(const void* alpha, const void* beta);
   bool has_addend() const { return D_ != nullptr; }
+  // The handle's context the plan was created with: alive as long as the
+  // plan, so no later handle's context has its address.
+  const Context* context() const { return ctx_.get(); }
   // After analyze: how the rows are split among the handle's devices (one
   // part when the product runs whole).
   std::vector<PartReport> partition();
@@ -52,6 +55,12 @@ class Plan {
  private:
   enum class Stage { created, analyzed, symbolic_done };
   void check_inputs() const;
+  // INVALID_VALUE if an array of C overlaps another of C's or an operand's
+  // (C's row offsets alone before its nnz is known: c_entries false).
+  void require_disjoint_output(bool c_entries) const;
+  // INDEX_OVERFLOW, before the symbolic phase, for a product whose
+  // Engine::nnz_lower_bound does not fit C's offset type.
+  void refuse_overflow();
   // op(A) and op(B) as the engine computes on them.
   Operands operands() const {
     return {transposed_a_ ? &transposed_a_->desc() : A_,
@@ -79,6 +88,7 @@ class Plan {
   void verify_structure();
   uint64_t fingerprint(const MatrixDesc* m) const;  // 0 for no matrix / no arrays
   Stage stage_ = Stage::created;
+  int64_t c_nnz_ = 0;  // nnz(C) from this plan's last symbolic phase
 };
 
 }  // namespace spgemm

@@ -119,4 +119,9 @@ void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* s
 // (each holds its block for the length of the call only).
 size_t csr_checks_workspace_bytes();
 
+// Engine::nnz_lower_bound on the GPU (one kernel and a readback; the
+// workspace of csr_checks_workspace_bytes' sum, which is not held then).
+template <class Offset, class Col>
+int64_t nnz_lower_bound(Context& ctx, const Operands& in);
+
 }  // namespace spgemm::cuda

@@ -297,7 +297,11 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
   const long long stride = static_cast<long long>(blocks) * blockDim.x;
   for (int i = 0; i < checks.count; ++i) {
     const CheckedView<Offset, Col>& m = checks.m[i];
-    const int64_t positions = m.rows + 1 > m.nnz ? m.rows + 1 : m.nnz;
+    // (a checked structure's columns are read only as far as its last row
+    // offset says they go: core/csr_checks.hpp's checked_entries)
+    const int64_t entries =
+        m.found ? checked_entries(m.nnz, m.offsets[m.rows], m.base) : m.nnz;
+    const int64_t positions = m.rows + 1 > entries ? m.rows + 1 : entries;
     // each thread's first defects (~position, 0: none) kept in registers and
     // reported once: with no stores in the loop, the unrolled positions'
     // loads are in flight together (`spgemm-split-bench --devices 0,1 --gen
@@ -310,13 +314,13 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
 #pragma unroll 4
       for (int64_t p = thread; p < positions; p += stride) {
         if constexpr (decltype(checked)::value)
-          inspect_csr_position(p, m.rows, m.num_cols, m.nnz, m.base, m.offsets, m.cols,
+          inspect_csr_position(p, m.rows, m.num_cols, m.nnz, entries, m.base, m.offsets, m.cols,
                                [&](int defect, int64_t at) {
                                  const auto mark = ~static_cast<unsigned long long>(at);
                                  least[defect] = max(least[defect], mark);
                                });
         if constexpr (decltype(printed)::value)
-          print += fingerprint_position(p, m.rows, m.nnz, m.offsets, m.cols);
+          print += fingerprint_position(p, m.rows, entries, m.offsets, m.cols);
       }
     };
     if (m.found && m.print)

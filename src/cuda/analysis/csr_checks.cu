@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The input checks' verdict and the structure fingerprint on the GPU. Both
-// run in the analysis kernel (analysis.cu), which keeps the first position p
-// of each defect as ~p with a 64-bit atomicMax.
+// The input checks' verdict and the structure fingerprint on the GPU (both
+// run in the analysis kernel, analysis.cu, which keeps the first position p
+// of each defect as ~p with a 64-bit atomicMax), and the lower bound of
+// nnz(C) that refuses a product too large for C's offsets before its
+// symbolic phase.
 #include "core/csr_checks.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
+#include "cuda/configs/launch.cuh"
+#include "cuda/pattern.cuh"
+
+#include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
 
@@ -20,7 +26,47 @@ int64_t read_one(const T* device_array, int64_t at) {
   return static_cast<int64_t>(value);
 }
 
+constexpr int kBoundThreads = 256;
+
+// Engine::nnz_lower_bound, a thread a row: the longest row of B that the
+// row of A names (or its row of D, if longer), summed into *bound.
+template <class Offset, class Col>
+__global__ void __launch_bounds__(kBoundThreads)
+    nnz_bound_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                     int rows, unsigned long long* bound) {
+  unsigned long long mine = 0;
+  const int stride = static_cast<int>(gridDim.x) * kBoundThreads;
+  for (int row = static_cast<int>(blockIdx.x) * kBoundThreads + static_cast<int>(threadIdx.x);
+       row < rows; row += stride) {
+    long long longest = D.offsets ? static_cast<long long>(D.end(row) - D.begin(row)) : 0;
+    for (Offset p = A.begin(row); p < A.end(row); ++p) {
+      const int k = A.col(p);
+      longest = max(longest, static_cast<long long>(B.end(k) - B.begin(k)));
+    }
+    mine += static_cast<unsigned long long>(longest);
+  }
+  using Reduce = cub::BlockReduce<unsigned long long, kBoundThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const unsigned long long block = Reduce(temp).Sum(mine);
+  if (threadIdx.x == 0 && block > 0) atomicAdd(bound, block);
+}
+
 }  // namespace
+
+template <class Offset, class Col>
+int64_t nnz_lower_bound(Context& ctx, const Operands& in) {
+  const auto rows = static_cast<int>(in.A->rows);
+  if (rows == 0) return 0;
+  DeviceBuffer<unsigned long long> bound(ctx, 1);
+  SPGEMM_CUDA_CHECK(cudaMemsetAsync(bound.get(), 0, sizeof(unsigned long long), ctx.stream()));
+  const int grid = grid_for(rows, kBoundThreads,
+                            resident_blocks(nnz_bound_kernel<Offset, Col>, kBoundThreads, 0,
+                                            ctx.limits()));
+  launch(nnz_bound_kernel<Offset, Col>, grid, kBoundThreads, 0, ctx.stream(),
+         pattern_of<Offset, Col>(in.A), pattern_of<Offset, Col>(in.B),
+         pattern_of<Offset, Col>(in.D), rows, bound.get());
+  return static_cast<int64_t>(ctx.read_back(bound.get()));
+}
 
 template <class Offset, class Col>
 void launch_fingerprint(Context& ctx, const MatrixDesc& m, unsigned long long* sum) {
@@ -73,7 +119,8 @@ size_t csr_checks_workspace_bytes() {
   template void report_csr_defects<Offset, Col>(const CheckedOperand*, int,               \
                                                 const CsrDefects*);                        \
   template uint64_t csr_fingerprint<Offset, Col>(Context&, const MatrixDesc&);              \
-  template void launch_fingerprint<Offset, Col>(Context&, const MatrixDesc&, unsigned long long*);
+  template void launch_fingerprint<Offset, Col>(Context&, const MatrixDesc&, unsigned long long*); \
+  template int64_t nnz_lower_bound<Offset, Col>(Context&, const Operands&);
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHECKS)
 
 }  // namespace spgemm::cuda

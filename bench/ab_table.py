@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Side-by-side table of alternating runs of spgemm-bench (libraries A and B
 run in turn in one call, each run's CSV tagged with its name).
 

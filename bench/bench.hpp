@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: shared types of the benchmark driver.
 //
 //   spgemm_bench.cpp  command line, inputs, main loop

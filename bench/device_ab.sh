@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One call on the device machine: an A/B of two libraries under one
 # spgemm-bench. Builds this tree's library and spgemm-bench (build/, the
 # default preset, so a later full build there is incremental), then runs

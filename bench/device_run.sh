@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One call on the device machine: build, the whole CTest suite (GPU tests
 # running), spgemm-bench on every real matrix and generator family, then
 # tests/sanitize.sh (memcheck, racecheck, synccheck, initcheck; the four tools

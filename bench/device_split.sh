@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One short call on a two-GPU device machine, from binaries built elsewhere
 # (no build there): test_gpu_split_devices, then spgemm-split-bench on the
 # large inputs of docs/scaling.md, each step under a time limit so that what

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU tests on the device machine from binaries built elsewhere (no build
 # there): every test_gpu_* binary, SUITE_JOBS at a time (what `ctest -L gpu
 # -j SUITE_JOBS` runs), each under a time limit; with `sanitize`, then

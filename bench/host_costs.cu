@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host time of the CUDA calls a small product's pipeline makes: launches
 // (runtime and driver), memset, pool allocation, event, readback by post or
 // by synchronization. Not built by CMake; on the device machine:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Duration of every libspgemm kernel for one bench input (device machine, after
 # a build): bench/kernel_times.sh --gen rmat:16:16
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copies the binaries a device call runs without building there into one
 # folder (default .devstage/bin), side by side with libspgemm.so.0, so that
 # a short lease spends no time compiling. The build must target the

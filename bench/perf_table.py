@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Markdown table for docs/performance.md from a spgemm-bench CSV, with the
 published figures of ../shared/matrices/README.md beside our own.
 Usage: bench/perf_table.py bench.csv [published README.md]"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot for docs/performance.md from one spgemm-bench CSV: GFLOPS per matrix of
 libspgemm and cuSPARSE (same run), with the published peers' figures of
 ../shared/matrices/README.md beside them (measured elsewhere: markers, not

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot for docs/scaling.md from spgemm-split-bench CSVs (--csv): per input,
 the speedup of each split configuration over the handle's device alone (same
 run), for the whole pipeline and for a numeric phase again, with the target

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nsight Compute summary of libspgemm's kernels on a few inputs (device machine).
 # Usage: bench/profile.sh [bench inputs...]   e.g. --gen uniform:500000:8
 # Environment: PROFILE_KERNELS, the kernels' names as ncu's regex (default

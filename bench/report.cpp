@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: the table on stdout and the CSV / JSON files.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: the timed pipelines of libspgemm and cuSPARSE.
 //
 // Per matrix: libspgemm runs first (warmup + reps fresh products, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: times libspgemm against cuSPARSE on C = A*A (or A*A^T) and
 // checks that both give the same C. See --help, and bench.hpp for the layout.
 #include <cuda_runtime_api.h>

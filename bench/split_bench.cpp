@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-split-bench: C = A * A (A * A^T for rectangular A) on the handle's
 // device alone against (--devices) the product split among devices
 // (spgemmSetDevices), C assembled on the handle's device and C left
@@ -15,7 +16,7 @@
 // bound, measured in the same run); and whether both give the same C: the
 // same structure, and values the same bits ("same-bits"), or within 1e-11 of
 // the magnitude of their terms ("agree:N", N entries differing in the last
-// bits: another order of adds, docs/api.md section 6), else "differ".
+// bits: another order of adds, docs/api.md on determinism), else "differ".
 //
 //   spgemm-split-bench [--devices 0,1] [--shares 1,1] [--replicate] [--out-of-core CHUNK_BYTES]
 //                      [--reps N] [--warmup N] [--csv FILE] [--min-products N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Issue #3's four targets, checked against one spgemm-bench CSV (and the
 published figures of ../shared/matrices/README.md for the first):
   1. inputs with >= 1M products: libspgemm at least the best published GFLOPS

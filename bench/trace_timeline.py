@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads a CUPTI trace written by libspgemm-trace.so (bench/trace/cupti_trace.cpp).
 
   bench/trace_timeline.py TRACE.csv --kernels

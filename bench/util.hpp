@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: error checks, owning buffers, timers and RAII wrappers.
 #pragma once
 

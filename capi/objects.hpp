@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structs behind the public opaque handles.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C boundary: argument checks on the public objects, and the one
 // try/catch per entry point that turns every exception into a status plus a
 // thread-local message. Nothing else in the library knows about statuses'

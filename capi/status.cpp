@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names and messages of the public status codes.
 #include <spgemm/spgemm.h>
 

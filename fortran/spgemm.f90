@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! libspgemm - Fortran interface (ISO_C_BINDING) to the C API of
 ! include/spgemm/spgemm.h. See docs/fortran.md and docs/api.md.
 !

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # compute-sanitizer over the GPU tests of a build directory:
 #   memcheck   out-of-bounds and misaligned accesses, CUDA API errors, device
 #              leaks (--leak-check full) and use-before-alloc / use-after-free

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A timeline of any CUDA program without Nsight Systems (the device machines
 // have none): an injection library that the CUDA driver loads at its
 // initialization when CUDA_INJECTION64_PATH names it. It records, through

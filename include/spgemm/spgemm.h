@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libspgemm - sparse matrix-matrix multiplication (SpGEMM) for NVIDIA GPUs.
  *
@@ -151,7 +152,7 @@ SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, 
  * the same inputs on the same device give the same bits in every run, with
  * any stream, handle or plan. Off: GPU numeric phases add with shared-memory
  * atomics in whatever order the threads come, which is faster on rows of C
- * with more than 256 entries (docs/performance.md has the cost) and may
+ * with more than 256 entries (spgemm-bench times both ways) and may
  * change the last bits from run to run. The host backend is deterministic
  * either way. Read by every spgemmNumeric call. */
 SPGEMM_API spgemmStatus_t spgemmSetDeterministic(spgemmHandle_t handle, int enabled);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/arena.hpp"
 
 #include "core/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A caller-owned block of device memory carved into a plan's workspace
 // (spgemmPlanSetWorkspace): first fit over the blocks in use, kept sorted by
 // offset; every block starts at a multiple of kAlignment from the buffer's

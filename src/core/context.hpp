@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a handle owns: the device it is bound to (if any), its stream, where
 // its device workspace comes from (a stream-ordered memory pool that keeps
 // its memory between calls, the caller's allocator, or, during a call on a

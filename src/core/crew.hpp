@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host threads kept for running a few bodies at once (the parts of a split
 // product: src/multi/): starting a thread costs tens of microseconds, more
 // than a part's whole analysis of a small product, so a handle keeps its
@@ -27,9 +28,9 @@ namespace spgemm {
 inline constexpr std::chrono::microseconds kCrewSpin{500};
 // How long a body polls for what another body of the same run is making
 // before it sleeps: longer than a split product's cut (0.1-0.5 ms), which
-// the other parts' bodies wait for (GPU 1's part began ~29 us after the
-// cut was known with a wait on a future, ~9 us with the poll; stencil27:64
-// on two H100s, traced, docs/scaling.md).
+// the other parts' bodies wait for (GPU 1's part begins ~9 us after the cut
+// is known with the poll, ~29 us with a wait on a future: `spgemm-split-bench
+// --devices 0,1 --gen stencil27:64`, traced).
 inline constexpr std::chrono::microseconds kCrewAwait{2000};
 
 // Polls (yielding) until ready() holds or `limit` has passed; whether it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/csr_checks.hpp"
 
 #include "core/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The structural checks of an input CSR matrix, shared by the host backend
 // (a loop) and the GPU backend (a kernel): one light pass over the row
 // offsets and the column indices that finds the first position of each kind
@@ -76,8 +77,8 @@ SPGEMM_HD inline void inspect_csr_position(int64_t i, int64_t rows, int64_t cols
 // with the position; the high half also takes the value's high word. So a
 // change at one position always changes the sum, and changes at several
 // leave it unchanged with probability ~2^-64. (32-bit multiplies only,
-// instead of three 64-bit ones: the split's cut kernel on stencil27:64 took
-// 116 us instead of 120 on GPU 0, two H100s, traced; docs/scaling.md.)
+// instead of three 64-bit ones: a faster cut kernel, `spgemm-split-bench
+// --devices 0,1 --gen stencil27:64`, traced.)
 SPGEMM_HD inline uint32_t fingerprint_mix32(uint32_t h) {
   h ^= h >> 16;
   h *= 0x85ebca6bu;
@@ -112,8 +113,8 @@ SPGEMM_HD inline uint64_t fingerprint_position(int64_t i, int64_t rows, int64_t 
 // that one of the same structure as an earlier m[j] (same_structure) is left
 // to sums[j] (first_print). One that the same launch checks is read once for
 // both. (A split product's operands and their replicas, fingerprinted with
-// the cut's count: two kernels of their own took 67 us on each GPU before
-// it, stencil27:64 on two H100s.)
+// the cut's count: two kernels of their own would take 67 us on each GPU,
+// `spgemm-split-bench --devices 0,1 --gen stencil27:64`.)
 inline constexpr int kMaxPrinted = 3;
 struct Fingerprints {
   const MatrixDesc* m[kMaxPrinted] = {};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RAII for stream-ordered workspace taken from the handle (its pool, the
 // caller's allocator, or the plan's arena): released on the handle's stream
 // when it goes out of scope, also when a call fails midway.

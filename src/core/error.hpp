@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors inside libspgemm are exceptions carrying a public status; the C
 // boundary (capi/) turns them into statuses and a thread-local message.
 #pragma once

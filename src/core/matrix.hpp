@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A CSR matrix as the caller described it (type-erased, non-owning), and the
 // typed views the backends compute on.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The value types libspgemm computes in, and what the backends need to know
 // about them beyond arithmetic. Complex values are libcu++'s complex, which
 // has the layout of cuComplex / cuDoubleComplex (real part, then imaginary),

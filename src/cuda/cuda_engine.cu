@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU pipeline of one product, two-phase Gustavson with binning:
 //   analyze:  terms per row (analysis/) -> rows binned by terms (binning/)
 //   symbolic: nnz per row, per bin (kernels/symbolic.cu) -> one in-place
@@ -496,8 +497,7 @@ class CudaEngine final : public Engine {
   }
 
   // The summary, once the work enqueued so far is done (posted: a copy and
-  // a stream synchronization took longer, docs/performance.md, fiftieth
-  // session).
+  // a stream synchronization take longer).
   Summary read_summary() {
     Summary host;
     read_back_posted(ctx_, &host, buffers_.summary, sizeof(Summary));
@@ -553,8 +553,8 @@ class CudaEngine final : public Engine {
   // device holds them; the terms and, where analyze asked for them, the
   // ranges' widths and firsts, in one copy), B's disorder set where it was
   // found, the rows beyond the mask cap counted. (A split product's part,
-  // whose cut counted all rows: the stencil's parts' analysis kernels took
-  // 55 us each on two H200s.)
+  // whose cut counted all rows: an analysis kernel of its own would take
+  // ~55 us a part, `spgemm-split-bench --devices 0,1 --gen stencil27:64`.)
   void take_counts(const CountedRows& counted, int rows, const TermCount& terms) {
     const cudaStream_t stream = ctx_.stream();
     const int arrays = 1 + int{terms.spans != nullptr} + int{terms.span_firsts != nullptr};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collectives of a row's group of threads (a warp, or the whole block:
 // `threads` == 32 or blockDim.x) that cooperative groups do not offer for
 // a block of run-time size: a prefix sum and a range. Blocks go through

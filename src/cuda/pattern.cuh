@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How every GPU kernel reads an input operand's CSR structure.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuda/post.cuh's readback by a post: a one-block kernel behind the
 // stream's work posts the data, the host polls for it.
 #include "core/error.hpp"

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results a kernel hands to the host itself (core/context.hpp's PostBox):
 // the block that finishes the work writes them into pinned host memory, each
 // 32-bit word beside the box's ticket in one 8-byte store, which the host
 // polls. Saves a small product the copy and the stream synchronization of a
 // readback, and the device the system-scope fence that a ticket written
-// after the data needed (__threadfence_system: ~0.7 us of the last block's
-// post, one H200, docs/performance.md, thirty-sixth session).
+// after the data needs (__threadfence_system: ~0.7 us of the last block's
+// post).
 #pragma once
 
 #include "core/context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Warp shuffles of any value the kernels move between lanes: the scalar
 // types the hardware shuffles, and libcu++ complex (a shuffle per part).
 #pragma once

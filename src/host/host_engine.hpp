@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend: the same API on matrices whose arrays are in host memory,
 // computed by a multithreaded (OpenMP) row-wise Gustavson SpGEMM with a dense
 // accumulator per thread. Results are deterministic: every row is summed in

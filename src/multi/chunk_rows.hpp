@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where C's rows are cut into chunks (src/multi/chunked_engine.cpp), from its
 // row offsets on the host: host code only, so that it is tested without a GPU
 // (tests/host/test_chunk_rows.cpp).

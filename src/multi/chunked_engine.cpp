@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "multi/chunked_engine.hpp"
 
 #include "core/device_buffer.hpp"

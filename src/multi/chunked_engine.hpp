@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Products whose C does not fit the device: C in host memory, A and B (and
 // D) on the device (spgemmSetOutputChunkBytes).
 //   analyze:  the GPU engine's, on the whole product;

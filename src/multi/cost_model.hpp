@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU+GPU hybrid's cost model (SPGEMM_HOST_DEVICE, docs/scaling.md): the
 // host part's share of a product's products such that it finishes with the
 // GPU parts. Host code only, so that it is tested without a GPU

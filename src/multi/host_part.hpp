@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's part of a CPU+GPU hybrid product (SPGEMM_HOST_DEVICE in
 // spgemmSetDevices): its rows of op(A) (and D) and all of B copied from the
 // operands' device into pinned host memory (structures at analyze, values at

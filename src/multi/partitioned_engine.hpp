@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Products split among several devices (spgemmSetDevices): an Engine over
 // per-part engines. analyze counts the products of every row on the
 // operands' device and cuts the rows of op(A) into parts by the handle's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the engines of src/multi/ share: a product cut into row blocks
 // ("parts"), each an ordinary product of its rows of op(A) (and D) times B,
 // computed by a GPU engine on a context of its own or of the handle's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the rows of a product split among a device list are shared
 // (src/multi/partitioned_engine.cpp): forced shares; else the GPUs' from
 // what each entry measured in the handle's split numeric phases run again

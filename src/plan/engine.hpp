@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface every backend implements for one product
 // C = alpha * A * B (+ beta * D). Engines re-read the descriptors on every
 // call, so pointers changed with spgemmCsrSetPointers between calls are

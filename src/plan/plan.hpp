@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A product's plan: checks that the request is valid and supported, picks the
 // backend from where the arrays live, enforces the phase order, and owns the
 // caller's workspace buffer if one was given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // op(X) = X^T or X^H as an explicit matrix, owned by the backend that
 // computes on it: the structure is built once (at analysis), the values are
 // gathered through a stored permutation at every numeric phase (they may

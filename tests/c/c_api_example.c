@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The public API from plain C99: C = A * A for a fixed 4 x 4 matrix on the
  * host backend, checked against a product worked out by hand.

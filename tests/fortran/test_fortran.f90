@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The Fortran module `spgemm` (fortran/spgemm.f90) on one-based CSR matrices:
 ! products built here by formula (a 2D Laplacian-like matrix with unsorted
 ! rows, rectangular matrices with empty rows), multiplied through the module

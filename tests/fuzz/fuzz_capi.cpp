@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_capi: a libFuzzer target over libspgemm's C API on host memory.
 //
 // Each input decodes into one problem and a sequence of calls on it:
@@ -59,18 +60,18 @@ namespace {
 
 using namespace spgemm_fuzz;
 
-// ---- one session: a problem and the calls on it --------------------------------
+// ---- one scenario: a problem and the calls on it -------------------------------
 
 enum class Stage { created, analyzed, symbolic_done };
 enum Which { kA = 0, kB = 1, kC = 2, kD = 3 };  // the descriptors
 constexpr spgemmOperation_t kNoTranspose = SPGEMM_OPERATION_NON_TRANSPOSE;
 
-class Session {
+class Scenario {
  public:
-  explicit Session(Bytes& in) : in_(in) {}
-  ~Session() { teardown(); }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
+  explicit Scenario(Bytes& in) : in_(in) {}
+  ~Scenario() { teardown(); }
+  Scenario(const Scenario&) = delete;
+  Scenario& operator=(const Scenario&) = delete;
 
   void run() {
     setup();
@@ -246,7 +247,7 @@ class Session {
   const Decl& decl(int i) const {
     return i == kA ? A_.decl : i == kB ? B_.decl : i == kC ? c_decl_ : D_.decl;
   }
-  // The input operands of this session's plans: A, B and, with an addend, D.
+  // The input operands of this scenario's plans: A, B and, with an addend, D.
   std::vector<const Operand*> inputs() const {
     std::vector<const Operand*> v{&A_, &B_};
     if (has_d_) v.push_back(&D_);
@@ -582,7 +583,7 @@ class Session {
     FUZZ_CHECK(diff.empty(), "spgemmNumeric: C differs from the oracle: " + diff);
   }
 
-  // The host backend is deterministic (docs/api.md, section 6): numeric on
+  // The host backend is deterministic (docs/api.md, determinism): numeric on
   // the same values with the same alpha and beta gives the same bits,
   // whatever its threads did.
   void check_repeatable(double alpha, double beta) {
@@ -647,7 +648,7 @@ class Session {
          c_.off, c_.col, c_.val);
   }
 
-  // An input operand chosen by a byte: A or B, or D in a session with one.
+  // An input operand chosen by a byte: A or B, or D in a scenario with one.
   Operand& pick_operand() {
     const uint8_t v = in_.u8() % 3;
     if (v == 2 && has_d_) return D_;
@@ -1088,7 +1089,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes in(data, size);
-  Session session(in);
-  session.run();
+  Scenario scenario(in);
+  scenario.run();
   return 0;
 }

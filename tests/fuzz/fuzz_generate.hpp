@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_capi's generation of problems from the input bytes, the oracle's copy
 // of an operand, and C's arrays (tests/fuzz/fuzz_capi.cpp explains the
 // target).

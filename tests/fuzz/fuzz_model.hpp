@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fuzz_capi's model of the C API: reporting and status expectations, the
 // input byte reader, and the descriptors and arrays of a problem
 // (tests/fuzz/fuzz_capi.cpp explains the target).

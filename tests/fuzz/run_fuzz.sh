@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fuzzes libspgemm's C API on the host backend for a bounded time:
 # configures a separate Clang build of the library and tests/fuzz/fuzz_capi.cpp
 # with libFuzzer coverage, ASan, UBSan and LeakSanitizer on all host code,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device allocator for spgemmSetDeviceAllocator that refuses to hold more
 // than `cap` bytes at once and checks that everything it hands out comes
 // back, with the right size, and that it is asked on the expected stream;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C = A * B through cuSPARSE's generic SpGEMM API: the second, independent
 // GPU opinion the tests compare against.
 #pragma once

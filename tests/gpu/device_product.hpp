@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one product through the public C API on the GPU and brings C back.
 // Outputs are poisoned before every phase so that unwritten entries show.
 // Every copy, poisoning and wait goes to the handle's stream, so products on
@@ -175,8 +176,8 @@ class DeviceProduct {
 };
 
 // The GPU side of a memory-type-generic test (HostBackend's twin, in
-// tests/support/host_memory_product.hpp): a Session is one thread's handle on
-// its own non-blocking stream.
+// tests/support/host_memory_product.hpp): a ThreadHandle is the handle one
+// thread owns, on its own non-blocking stream.
 struct DeviceBackend {
   static constexpr const char* kName = "GPU";
   // Deterministic by default (spgemmSetDeterministic): the same bits on every
@@ -185,9 +186,9 @@ struct DeviceBackend {
   template <class V>
   using Product = DeviceProduct<V>;
 
-  class Session {
+  class ThreadHandle {
    public:
-    Session() {
+    ThreadHandle() {
       cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
       spgemmStatus_t status = spgemmCreate(&handle_);
       if (status == SPGEMM_STATUS_SUCCESS) status = spgemmSetStream(handle_, stream_);
@@ -198,13 +199,13 @@ struct DeviceBackend {
       spgemm_ok(status, "spgemmCreate / spgemmSetStream");
     }
     // The handle goes before the stream it uses.
-    ~Session() {
+    ~ThreadHandle() {
       cudaStreamSynchronize(stream_);
       spgemmDestroy(handle_);
       cudaStreamDestroy(stream_);
     }
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    ThreadHandle(const ThreadHandle&) = delete;
+    ThreadHandle& operator=(const ThreadHandle&) = delete;
     spgemmHandle_t handle() const { return handle_; }
 
    private:

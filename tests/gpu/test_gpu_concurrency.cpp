@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eight threads, each with its own handle on its own non-blocking stream,
 // multiplying their own products with new values again and again, all at
 // once: every result with the structure of the same product computed alone
@@ -27,4 +28,4 @@ TEMPLATE_TEST_CASE("GPU: concurrent handles and streams give the results of a si
   CHECK(result.checks == result.expected_checks);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic results (the default, spgemmSetDeterministic): the same
 // product gives the same bits on every run, with the same plan, a new plan
 // and a new handle, on matrices whose rows of C land in every bin (warp and
@@ -199,4 +200,4 @@ TEMPLATE_TEST_CASE("GPU results are the same bits on every run: the last hash bi
   check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, true);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

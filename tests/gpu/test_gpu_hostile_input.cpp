@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input on the GPU backend (tests/support/hostile_input.hpp) with
 // arrays of exactly their elements from cudaMalloc: run under
 // compute-sanitizer memcheck (tests/sanitize.sh), a read or write past any
@@ -47,5 +48,5 @@ struct Memory {
 #include "hostile_input.hpp"
 
 int main(int argc, char** argv) {
-  return spgemm_test::run_catch_session(argc, argv, spgemm_test::gpu_skip_reason());
+  return spgemm_test::run_catch_tests(argc, argv, spgemm_test::gpu_skip_reason());
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every index layout (32/32, 64/32, 64/64 offsets/indices) and both index
 // bases, real and complex values, on the GPU, against the oracle, each with a
 // second numeric phase on new values: plain products, C = alpha*A*B + beta*D
@@ -39,4 +40,4 @@ TEMPLATE_LIST_TEST_CASE("GPU: transposed operands", "[gpu][transpose]", AddendLa
   check_all<TestType>(transpose_cases<typename TestType::Value>());
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

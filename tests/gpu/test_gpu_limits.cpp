@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path at the edges of index arithmetic (tests/support/
 // extreme_cases.hpp): each case is computed correctly or refused with a
 // distinct status, never wrapped.
@@ -119,4 +120,4 @@ TEST_CASE("GPU: a fully dense row of C", "[gpu][limits]") {
   CHECK(diff.empty());
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C in host memory with A and B (and D) on the device: the product computed
 // in chunks of rows whose C is copied to the host (spgemmSetOutputChunkBytes),
 // against the oracle: layouts, bases, new values, the addend, transposed
@@ -162,4 +163,4 @@ TEST_CASE("C larger than the device memory given to the plan, in pinned host mem
   CHECK_FALSE(cap.bad_free);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path on a randomized campaign of small products against the
 // oracle, structure reuse included (tests/support/random_campaign.hpp, the
 // same campaign as tests/host/test_host_random.cpp), on a non-blocking
@@ -19,4 +20,4 @@ TEST_CASE("GPU: random products match the oracle, also after new values", "[gpu]
   CHECK(result.coverage_gap(settings) == "");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

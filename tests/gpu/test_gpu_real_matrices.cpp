@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path on the real matrices (SuiteSparse, ../shared/matrices): C = A*A
 // (A*A^T for rectangular A), double precision. Every matrix is compared with
 // cuSPARSE (same structure, values within 1e-10 of the row's largest entry); matrices up to
@@ -63,5 +64,5 @@ int main(int argc, char** argv) {
   const char* reason = gpu_skip_reason();
   const std::string none = "no Matrix Market files under " + matrix_dir(SPGEMM_MATRIX_DIR);
   if (!reason && matrix_files().empty()) reason = none.c_str();
-  return run_catch_session(argc, argv, reason);
+  return run_catch_tests(argc, argv, reason);
 }

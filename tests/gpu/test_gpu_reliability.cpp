@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reliability on the GPU: input checks (every defect refused before a kernel
 // reads the matrix, the plan still usable after), unsorted rows and repeated
 // columns accepted, and exhausted memory at every allocation (a capped
@@ -218,4 +219,4 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU path against the serial oracle: identical structure (offsets and
 // sorted columns) and values within the documented tolerance
 // (tests/support/compare.hpp), on every family of small_test_suite().
@@ -754,4 +755,4 @@ TEST_CASE("GPU small product on a stream held up by earlier work", "[gpu]") {
   cuda_ok(cudaStreamDestroy(stream), "stream destroy");
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

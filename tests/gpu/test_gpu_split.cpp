@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Products split among devices (spgemmSetDevices), against the oracle.
 // Built twice: test_gpu_split puts every part on the current device (each
 // part still has its own stream, so the split, the parts' copies of row
@@ -717,5 +718,5 @@ int main(int argc, char** argv) {
   if (!skip && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2))
     skip = "needs 2 GPUs (products split between devices)";
 #endif
-  return run_catch_session(argc, argv, skip);
+  return run_catch_tests(argc, argv, skip);
 }

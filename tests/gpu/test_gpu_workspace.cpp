@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan's device workspace on the GPU (spgemmPlanGetWorkspaceSize,
 // spgemmPlanSetWorkspace), for A * A, transposed operands and an addend D, in
 // float / double / complex and the 32/32, 64/32, 64/64 layouts, both index
@@ -227,4 +228,4 @@ TEST_CASE("GPU workspace: the rules of spgemmPlanSetWorkspace", "[gpu][workspace
   CHECK(usage(handle.h).current == 0);
 }
 
-int main(int argc, char** argv) { return run_catch_session(argc, argv, gpu_skip_reason()); }
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks tests/support/case_filter.sh on Catch2 binaries that run without a
 # GPU: every case they list, run alone by its filter, must run exactly one
 # test case (and pass). tests/sanitize.sh runs GPU binaries case by case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Driving the C API on host memory from Catch2 tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every status the C API can return without a GPU, on host-memory
 // descriptors. Each check changes one thing in an otherwise valid call, so
 // the status can only come from that one thing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binning rule (src/cuda/configs/bins.hpp's BinThresholds::bin_for,
 // which binning.cu applies to every row on the device) against the host's
 // test of which bins a launch may skip (BinThresholds::may_hold): for every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cut of C's rows into chunks for a C in host memory
 // (src/multi/chunk_rows.hpp), against a direct count, on random row lengths
 // with empty rows and rows longer than a chunk, both index bases.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU+GPU hybrid's cost model (src/multi/cost_model.hpp) against a
 // direct search: the share it gives must make the slower of the host part
 // and the GPU parts (the makespan) as short as any share on a fine grid; and

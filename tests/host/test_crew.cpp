@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The crew of host threads that runs a split product's parts at once
 // (src/core/crew.hpp): every body runs once per call, all at once (each
 // waits for the others to start), on threads kept from one call to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend, through the whole C API, against the serial oracle.
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eight threads, each with its own handle, multiplying their own products
 // with new values again and again, all at once: every result bitwise equal
 // to the same product computed alone first, and right by the oracle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every index layout (32/32, 64/32, 64/64 offsets/indices) and both index
 // bases, real and complex values, through the host backend, against the
 // oracle, each with a second numeric phase on new values: plain products,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend at the edges of index arithmetic (tests/support/
 // extreme_cases.hpp; the GPU runs the same cases, larger, in
 // tests/gpu/test_gpu_limits.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend on a randomized campaign of small products against the
 // oracle, structure reuse included (tests/support/random_campaign.hpp; the
 // GPU runs the same campaign in tests/gpu/test_gpu_random.cpp). Bounded to

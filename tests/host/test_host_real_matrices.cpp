@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend against the oracle on the real matrices (SuiteSparse
 // collection, *.mtx.gz under SPGEMM_MATRIX_DIR): C = A*A, or A*A^T for a
 // rectangular A. Double precision only; products above a cap are skipped to
@@ -74,5 +75,5 @@ int main(int argc, char** argv) {
     reason = "matrix directory " + dir + " does not exist";
   else if (matrix_files().empty())
     reason = "no *.mtx.gz under " + dir;
-  return run_catch_session(argc, argv, reason.empty() ? nullptr : reason.c_str());
+  return run_catch_tests(argc, argv, reason.empty() ? nullptr : reason.c_str());
 }

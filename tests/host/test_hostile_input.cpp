@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input on the host backend (tests/support/hostile_input.hpp), every
 // array ending at a page the process may not touch: a read or write past
 // any of them faults, so "nothing outside the arrays" is tested, not
@@ -73,7 +74,7 @@ namespace spgemm_test::hostile {
 TEST_CASE("C's row offsets edited after the symbolic phase are refused by the host numeric phase",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(8, 2);
   spgemmMatDescr_t da = s.keep(a.upload(arrays));
@@ -101,7 +102,7 @@ TEST_CASE("a structure changed after the symbolic phase without verification is 
           "host numeric phase",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(8, 2);
   int32_t* a_cols = arrays.make(a.col_ind);

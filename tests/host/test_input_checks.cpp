@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The input checks on the host backend: every structural defect is refused
 // with INVALID_VALUE and a message naming it, before anything is computed;
 // the plan stays usable; unsorted rows and repeated columns are accepted and

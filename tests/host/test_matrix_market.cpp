@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Matrix Market reader on small hand-written files.
 #include <catch2/catch.hpp>
 

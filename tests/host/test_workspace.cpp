@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arena behind spgemmPlanSetWorkspace (src/core/arena.hpp) and the
 // routing of a context's workspace to it, on host memory standing in for the
 // caller's device buffer (the arena only computes addresses, it never reads

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! A consumer of the installed Fortran module: C = A * A for the 4 x 4 matrix
 ! of tests/c/c_api_example.c, one-based, on the host backend (no GPU needed),
 ! checked against the product worked out by hand. Built by test_install.sh.

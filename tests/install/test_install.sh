@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built library into a temporary prefix, checks its SONAME, that
 # it exports only the public C symbols and that the installed header,
 # pkg-config file and CMake package carry the project's version, then builds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Do two GPU results (libspgemm's and cuSPARSE's) agree?
 //
 // Structure must be identical (both libraries return rows sorted by column).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by tests/sanitize.sh and tests/host/check_case_filters.sh.
 #
 # case_filter NAME: a Catch2 (v2) test spec that selects exactly the case

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one translation unit with Catch2's implementation.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -8,7 +9,7 @@
 
 namespace spgemm_test {
 
-int run_catch_session(int argc, char** argv, const char* skip_reason_or_null) {
+int run_catch_tests(int argc, char** argv, const char* skip_reason_or_null) {
   if (skip_reason_or_null) {
     std::printf("SKIPPED: %s\n", skip_reason_or_null);
     std::fflush(stdout);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A main() helper for Catch2 test programs that may have to skip as a whole
 // (no GPU, no matrix directory). CTest counts exit code 77 as "skipped" for
 // tests registered with the SKIP_RETURN_CODE 77 property.
@@ -6,7 +7,7 @@
 // not define CATCH_CONFIG_MAIN / CATCH_CONFIG_RUNNER anywhere else), and
 // write:
 //   int main(int argc, char** argv) {
-//     return spgemm_test::run_catch_session(argc, argv, no_gpu() ? "no GPU" : nullptr);
+//     return spgemm_test::run_catch_tests(argc, argv, no_gpu() ? "no GPU" : nullptr);
 //   }
 // or link spgemm_test_catch_main for a main() that never skips.
 #pragma once
@@ -16,7 +17,7 @@ namespace spgemm_test {
 constexpr int kSkipReturnCode = 77;
 
 // skip_reason_or_null != nullptr: prints "SKIPPED: <reason>" and returns 77.
-// Otherwise runs the Catch2 session on the command line and returns its code.
-int run_catch_session(int argc, char** argv, const char* skip_reason_or_null);
+// Otherwise runs the Catch2 tests the command line selects and returns its code.
+int run_catch_tests(int argc, char** argv, const char* skip_reason_or_null);
 
 }  // namespace spgemm_test

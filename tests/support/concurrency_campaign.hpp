@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent use of the library, written once for both memory types (Backend
 // as in random_campaign.hpp). Several threads start together, each with its
-// own Session (its own handle; on the GPU also its own stream), and each
+// own ThreadHandle (its own handle; on the GPU also its own stream), and each
 // multiplies its own set of products repeatedly: plan, symbolic, then
 // numeric with new values in A and B every time. Every result must equal the
 // result of the same product computed alone beforehand on one thread:
@@ -104,10 +105,10 @@ std::string check(const HostCsr<V>& C, const Round<V>& round) {
 // The reference results: every job alone, on one thread and one handle.
 template <class Backend, class V>
 void run_alone(std::vector<Job<V>>& jobs, ConcurrencyResult& result) {
-  typename Backend::Session session;
+  typename Backend::ThreadHandle thread_handle;
   for (Job<V>& job : jobs) {
     try {
-      typename Backend::template Product<V> product(session.handle(), job.rounds[0].A,
+      typename Backend::template Product<V> product(thread_handle.handle(), job.rounds[0].A,
                                                     job.rounds[0].B);
       for (Round<V>& round : job.rounds) {
         product.set_values(round.A, round.B);
@@ -137,13 +138,13 @@ void run_thread(int t, const ConcurrencySettings& s, const std::vector<Job<V>>& 
   ++ready;
   while (ready.load() < s.threads) std::this_thread::yield();  // all start together
   try {
-    typename Backend::Session session;
+    typename Backend::ThreadHandle thread_handle;
     for (int pass = 0; pass < s.passes && log.failures.size() < 5; ++pass) {
       std::vector<std::unique_ptr<Product>> products;  // all alive at once, on one handle
       for (int j = 0; j < s.products_per_thread; ++j) {
         const Job<V>& job = jobs[static_cast<size_t>(t * s.products_per_thread + j)];
         products.push_back(
-            std::make_unique<Product>(session.handle(), job.rounds[0].A, job.rounds[0].B));
+            std::make_unique<Product>(thread_handle.handle(), job.rounds[0].A, job.rounds[0].B));
       }
       // Rounds in a rotated order, so that consecutive numeric calls of a
       // product always see new values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Invalid CSR inputs, each with the message the library's input checks must
 // give for it, and valid-but-unusual inputs (unsorted rows, repeated
 // columns) that must be accepted. Shared by the host and the GPU tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A CSR matrix in host memory: the common currency of tests and benchmarks.
 //
 // Zero-based, 32-bit indices, row_offsets always has rows + 1 entries (also

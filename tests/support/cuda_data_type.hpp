@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cudaDataType of a value type, for descriptors built by tests and bench.
 #pragma once
 

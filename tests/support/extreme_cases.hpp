@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Products at the edges of index arithmetic: more than 2^31 products, nnz(C)
 // beyond 32 bits, more than 2^27 columns, rows with millions of entries, a
 // fully dense row of C. The matrices are built directly (the generators would

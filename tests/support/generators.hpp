@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic sparse matrices for tests and benchmarks.
 //
 // Every generator is deterministic in its arguments (the seed included), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One product through the public C API on host memory (the host backend),
 // with the interface of DeviceProduct (tests/gpu/device_product.hpp) so that
 // a test can be written once for both memory types (random_campaign.hpp,
@@ -105,8 +106,8 @@ class HostMemoryProduct {
   int64_t nnz_ = 0;
 };
 
-// The host side of a memory-type-generic test: one Session per thread (its
-// own handle), and the product type to run on it.
+// The host side of a memory-type-generic test: a ThreadHandle, the handle one
+// thread owns, and the product type to run on it.
 struct HostBackend {
   static constexpr const char* kName = "host";
   // The host backend sums each entry in one fixed order: results are
@@ -115,12 +116,12 @@ struct HostBackend {
   template <class V>
   using Product = HostMemoryProduct<V>;
 
-  class Session {
+  class ThreadHandle {
    public:
-    Session() { spgemm_ok(spgemmCreate(&handle_), "spgemmCreate"); }
-    ~Session() { spgemmDestroy(handle_); }
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    ThreadHandle() { spgemm_ok(spgemmCreate(&handle_), "spgemmCreate"); }
+    ~ThreadHandle() { spgemmDestroy(handle_); }
+    ThreadHandle(const ThreadHandle&) = delete;
+    ThreadHandle& operator=(const ThreadHandle&) = delete;
     spgemmHandle_t handle() const { return handle_; }
 
    private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input through the public C API, on either backend: descriptors
 // that lie about nnz, C aliasing an operand, one descriptor as A and C, two
 // plans sharing C, a plan used through a handle made where its destroyed
@@ -119,12 +120,12 @@ Refusal checks_verdict(spgemmHandle_t handle, spgemmPlan_t plan, spgemmMatDescr_
 }
 
 // Owns a handle and destroys everything a case created, in a valid order.
-struct Session {
+struct ScopedHandle {
   spgemmHandle_t handle = nullptr;
   std::vector<spgemmPlan_t> plans;
   std::vector<spgemmMatDescr_t> descriptors;
-  Session() { HOSTILE_OK(spgemmCreate(&handle)); }
-  ~Session() {
+  ScopedHandle() { HOSTILE_OK(spgemmCreate(&handle)); }
+  ~ScopedHandle() {
     for (spgemmPlan_t p : plans) spgemmPlanDestroy(p);
     for (spgemmMatDescr_t d : descriptors) spgemmDestroyMatrix(d);
     spgemmDestroy(handle);
@@ -145,7 +146,7 @@ struct Session {
 TEST_CASE("a descriptor whose nnz exceeds its row offsets is refused before its columns are read",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int64_t, int64_t>;
   M a = M::diagonal(64);
   a.col_ind.resize(7);  // 7 entries held, the offsets end at 7
@@ -178,7 +179,7 @@ TEST_CASE("a descriptor whose nnz exceeds its row offsets is refused before its 
 
 TEST_CASE("C's row offsets in A's row offsets are refused, A untouched", "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(16, 3);
   int32_t* a_offsets = arrays.make(a.offsets);
@@ -197,7 +198,7 @@ TEST_CASE("C's row offsets in A's row offsets are refused, A untouched", "[hosti
 
 TEST_CASE("C's column indices or values in an operand's arrays are refused", "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(16, 3);
   int32_t* a_cols = arrays.make(a.col_ind);
@@ -244,7 +245,7 @@ TEST_CASE("C's column indices or values in an operand's arrays are refused", "[h
 
 TEST_CASE("one descriptor as A and as C is refused", "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(8, 2);
   spgemmMatDescr_t da = s.keep(a.upload(arrays));
@@ -261,7 +262,7 @@ TEST_CASE("one descriptor as A and as C is refused", "[hostile]") {
 TEST_CASE("two plans sharing C's descriptor: the one whose nnz C no longer has is refused",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   M big = M::diagonal(8, 2);    // nnz(big * big) = 10: row 0 has 3 entries
   M small = M::diagonal(8, 0);  // the identity: nnz 8
@@ -329,7 +330,7 @@ TEST_CASE("a plan is refused by a handle made where its destroyed handle was", "
 TEST_CASE("a product whose nnz(C) cannot fit 32-bit offsets is refused before its symbolic phase",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   using M = Csr<int32_t, int32_t>;
   constexpr int64_t n = 2000000;  // (n x 1)(1 x n): n^2 = 4e12 entries
   M a;
@@ -367,7 +368,7 @@ TEST_CASE("a column index changed after analyze is refused by the symbolic phase
           "structure verification",
           "[hostile]") {
   Arrays arrays;
-  Session s;
+  ScopedHandle s;
   HOSTILE_OK(spgemmSetStructureVerification(s.handle, 1));
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(64, 5);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One product C = alpha * A * B through the C API with the matrices stored in
 // a given index layout (offset type, column index type, index base) and
 // memory type, converted from and back to the tests' HostCsr (32-bit,

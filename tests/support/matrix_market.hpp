@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matrix Market I/O for the test matrices (SuiteSparse collection files).
 #pragma once
 

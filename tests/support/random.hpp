@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small, portable random numbers for test data.
 //
 // The standard distributions (uniform_real_distribution, ...) are allowed to

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // The randomized campaign, written once for both memory types. Backend is
 // HostBackend (host_memory_product.hpp) or DeviceBackend
-// (tests/gpu/device_product.hpp): a Session (one handle) and a Product<V>
+// (tests/gpu/device_product.hpp): a ThreadHandle (one handle) and a Product<V>
 // with nnz(), numeric(alpha) -> HostCsr<V> and set_values(A, B).
 //
 // Cases come from random_cases.hpp, seeded from one master seed; each is
@@ -83,10 +84,10 @@ int64_t longest_row(const HostCsr<V>& c) {
 }
 
 template <class V, class Backend>
-CaseOutcome check_case(typename Backend::Session& session, const RandomCase& c) {
+CaseOutcome check_case(typename Backend::ThreadHandle& thread_handle, const RandomCase& c) {
   CaseOutcome out;
   HostCsr<V> A = convert_values<V>(c.A), B = convert_values<V>(c.B);
-  typename Backend::template Product<V> product(session.handle(), A, B);
+  typename Backend::template Product<V> product(thread_handle.handle(), A, B);
 
   const V alpha = static_cast<V>(c.alpha);
   const ReferenceProduct<V> want = reference_spgemm(A, B, alpha);
@@ -115,8 +116,8 @@ CaseOutcome check_case(typename Backend::Session& session, const RandomCase& c) 
 }
 
 template <class Backend>
-void run_case(typename Backend::Session& session, int family, uint64_t seed, bool verbose,
-              CampaignResult& result) {
+void run_case(typename Backend::ThreadHandle& thread_handle, int family, uint64_t seed,
+              bool verbose, CampaignResult& result) {
   const RandomCase c = make_random_case(family, seed);
   if (verbose) {
     std::printf("case %lld: %s\n", static_cast<long long>(result.cases), c.describe().c_str());
@@ -124,8 +125,8 @@ void run_case(typename Backend::Session& session, int family, uint64_t seed, boo
   }
   CaseOutcome outcome;
   try {
-    outcome =
-        c.single ? check_case<float, Backend>(session, c) : check_case<double, Backend>(session, c);
+    outcome = c.single ? check_case<float, Backend>(thread_handle, c)
+                       : check_case<double, Backend>(thread_handle, c);
   } catch (const std::exception& e) {
     outcome.failure = std::string("exception: ") + e.what();
   }
@@ -140,7 +141,7 @@ CampaignResult run_random_campaign(const CampaignSettings& settings) {
   const Clock::time_point start = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   CampaignResult result;
-  typename Backend::Session session;
+  typename Backend::ThreadHandle thread_handle;
   std::printf("%s\n", campaign_banner(Backend::kName, settings).c_str());
   std::fflush(stdout);
 
@@ -148,7 +149,7 @@ CampaignResult run_random_campaign(const CampaignSettings& settings) {
     int family = 0;
     uint64_t seed = 0;
     parse_case_id(settings.only_case, &family, &seed);
-    campaign_detail::run_case<Backend>(session, family, seed, settings.verbose, result);
+    campaign_detail::run_case<Backend>(thread_handle, family, seed, settings.verbose, result);
   } else {
     const auto families = static_cast<int64_t>(random_case_families().size());
     for (int64_t i = 0; i < settings.max_cases; ++i) {
@@ -158,7 +159,7 @@ CampaignResult run_random_campaign(const CampaignSettings& settings) {
       if (result.failed >= static_cast<int64_t>(CampaignResult::kKeptFailures)) break;
       const uint64_t seed = campaign_case_seed(settings.master_seed, i);
       const int family = static_cast<int>(i < families ? i : static_cast<int64_t>(seed % families));
-      campaign_detail::run_case<Backend>(session, family, seed, settings.verbose, result);
+      campaign_detail::run_case<Backend>(thread_handle, family, seed, settings.verbose, result);
     }
   }
   result.seconds = seconds();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random small products for the randomized campaign and the concurrency
 // tests: every family of generators.hpp at small sizes, random rectangles
 // with random densities (0 included), empty rows, thin and empty shapes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oracle: C = alpha * A * B, serial, a std::map per row, long double
 // sums. Slow and obviously right, and independent of the library's code.
 #pragma once

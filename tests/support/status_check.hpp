@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning a failed C API call into an exception: for helpers that must not
 // use Catch2 assertions (Catch2 v2 is not thread-safe, and the bench has no
 // Catch2 at all).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real and complex value types in tests: std::complex<T> has the layout of
 // cuComplex / cuDoubleComplex, so test arrays go to the library as they are.
 #pragma once

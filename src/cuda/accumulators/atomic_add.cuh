@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared-memory accumulation for every value type: complex values add their
 // real and imaginary parts with one atomic each (each part is summed in its
 // own, unordered, way, like a real value).

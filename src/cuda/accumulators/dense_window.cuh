@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dense accumulators for rows too long for a shared-memory hash table: the
 // row's column range is cut into windows that fit shared memory; a bitmask
 // marks which columns occur (symbolic) and a value array beside it sums them

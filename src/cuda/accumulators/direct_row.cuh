@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // A direct-mapped accumulator for a numeric row whose columns span no more
 // slots than its hash table has: column c goes to slot c - first, with no
 // hashing and no probing, and the row comes out in column order, with no
-// sorting (the hash path's compaction and sort were most of the first
+// sorting (the hash path's compaction and sort are most of the first
 // numeric phase's extra cost over a later one). The occupancy is a bitmask
 // laid over the start of the table's keys, a set bit for a free slot, so
 // that the keys' cleared state (kEmptyKey, all ones) is an empty row.

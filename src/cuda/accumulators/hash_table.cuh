@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared-memory hash accumulators with linear probing: a set of column
 // indices (symbolic phase) and a map column -> value (numeric phase).
 // Tables are a power of two in size and at most half full by construction
@@ -23,17 +24,15 @@ __device__ __forceinline__ int hash_slot(int key, int log2_size) {
 // SharedHashMap::claim seeks first and only then probes with the atomic:
 // most terms find their column already claimed, and ptxas marks a loop that
 // holds an atomic as a possible spin-wait (YIELD), after which a warp's
-// lanes left a claim apart and met again only in the slow path of the next
-// __syncwarp (ncu, stencil27:40's first numeric phase on one H200: 4.9 M
-// WARPSYNC.COLLECTIVE, ~30% of the stall samples). Numeric phase,
-// H200 fp64: bcsstk33 0.40 -> 0.34 ms, rgg_n_2_15_s0 0.113 -> 0.096,
-// stencil27:40 0.43 -> 0.40 (docs/performance.md, forty-first session).
-// SharedHashSet::insert seeks first too (symbolic phase, an A/B of the two
-// in one process: rgg_n_2_15_s0 0.098 -> 0.090 ms, bcsstk13 0.080 -> 0.077;
-// uniform:500000:8, whose every term is a new column, 0.35 -> 0.36 in the
-// runs). Taking the atomic at the slot where seek stopped, without loading
-// it again, gained on some inputs and lost on others (pipeline:
-// stencil27:64 3.07 -> 2.87 ms, bcsstk33 0.50 -> 0.53): not kept.
+// lanes leave a claim apart and meet again only in the slow path of the
+// next __syncwarp (stencil27:40's first numeric phase: ~30% of the stall
+// samples in WARPSYNC.COLLECTIVE, Nsight Compute). Chosen by `spgemm-bench
+// --gen stencil27:40 bcsstk33.mtx.gz rgg_n_2_15_s0.mtx.gz`, num.
+// SharedHashSet::insert seeks first too (`spgemm-bench rgg_n_2_15_s0.mtx.gz
+// bcsstk13.mtx.gz`, sym; no slower where every term is a new column,
+// `--gen uniform:500000:8`). The atomic is not taken at the slot where seek
+// stopped without loading it again: faster on some inputs, slower on
+// others (`spgemm-bench --gen stencil27:64 bcsstk33.mtx.gz`, lib total).
 __device__ __forceinline__ int seek(const int* keys, int key, int mask, int& slot, int& probe) {
   int current = kEmptyKey;
   for (probe = 0; probe <= mask; ++probe) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deterministic accumulation (the default, spgemmSetDeterministic): every
 // term reaches its accumulator slot in one fixed order, so the rounding, and
 // with it every bit of C, is the same from run to run.
@@ -23,14 +24,12 @@ enum class CombineSteps {
   groups,
   // every lane takes as many steps as the warp's largest group has lanes,
   // shuffling with the full mask: masks of one group's lanes in a loop that
-  // diverged had the compiler check convergence at every step (G3_circuit's
+  // diverged have the compiler check convergence at every step (G3_circuit's
   // sort kernel: 23% of its instructions and stall samples there). For the
-  // register rows of the sort bins (accumulators/register_row.cuh): H100
-  // fp64, numeric with the bitonic network's min/max exchanges either way,
-  // G3_circuit 0.93 -> 0.77 ms, poisson2d:700 0.30 -> 0.24; in the hash
-  // rows' loops it cost registers and time instead (numeric rmat:16:16 15.3
-  // -> 16.3 ms, stencil27:64 2.82 -> 3.02; docs/performance.md, eighteenth
-  // session).
+  // register rows of the sort bins (accumulators/register_row.cuh;
+  // `spgemm-bench G3_circuit.mtx.gz --gen poisson2d:700`, num); in the hash
+  // rows' loops it costs registers and time instead (`spgemm-bench --gen
+  // rmat:16:16 --gen stencil27:64`, num).
   warp,
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A long row of C whose entries fit in shared memory beside a bitmask over
 // its column range: the mask marks the row's columns, a count per word of
 // the bits before it turns a column into its place in C's row (its rank),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accumulator of rows with few terms (configs/bins.hpp's sort bins): all
 // of a row's terms in one warp's registers, K per lane; element i = k * 32 +
 // lane is register k of lane `lane`, term p of the row is element p.

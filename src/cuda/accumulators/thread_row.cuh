@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accumulator of a row of few terms on one thread (configs/bins.hpp's
 // kThreadRowTerms): its columns, kept ascending, and their sums in Slots
 // slots of shared memory. Slot s of the block's thread t is at s * Threads
 // + t, so the threads of a warp, each at its own slot, never share a bank.
 //
 // Each column's terms are added in the row's order of terms, from zero
-// (docs/api.md, section 6: the order of a row of at most 32 terms). The
+// (docs/api.md, on determinism: the order of a row of at most 32 terms). The
 // symbolic phase keeps the columns alone (Value = Columns) and counts them.
 #pragma once
 
@@ -54,7 +55,7 @@ struct ThreadRow {
   // in 32 different banks. The accumulator is not used afterwards. (In the
   // unmoved layout the ~13 lanes of one of G3_circuit's rows hit one bank:
   // in fp64 ~26 shared wavefronts a row instead of 3, two thirds of the
-  // numeric kernel's; ncu, H200, docs/performance.md, fifty-sixth session.)
+  // numeric kernel's, Nsight Compute.)
   __device__ __forceinline__ void stagger(int lane, int n) {
     const int steps = static_cast<int>(__reduce_max_sync(kFullWarp, static_cast<unsigned>(n)));
     for (int s = 0; s < steps; ++s) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The analysis kernel (analysis.cuh), a grid of analysis_pass.cuh's pass,
 // and the host's side: its arguments, the input checks' verdict and the
 // fingerprints.

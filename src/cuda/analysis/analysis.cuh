@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Analysis: one pass over the operands' structures (analysis_pass.cuh), in
 // one kernel (analysis.cu) or in blocks of a small product's symbolic
 // kernel (kernels/symbolic.cu):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The analysis's pass over the operands (analysis.cuh) as the device runs
 // it: the kernel arguments, and the blocks' work (analysis_pass), which the
 // analysis kernel runs (analysis.cu) and a small product's symbolic kernel
@@ -81,10 +82,9 @@ struct ColumnRange {
 // entries are issued before any of them is used, stage by stage (A's column,
 // B's offsets, B's end columns), so that a lane has N chains of dependent
 // loads in flight rather than one: 4 along a long row, 2 over a run of short
-// rows, whose chunks' scans take the registers (analysis kernel with the
-// changes below, H100, ncu: rmat:16:16 240 -> 147 us, longrows:20000 116 ->
-// 48, uniform:500000:8 137 -> 89, stencil27:64 136 -> 106, cryg2500 8.3 ->
-// 8.0; 4 over runs too cost wing 12.0 -> 14.9 us).
+// rows, whose chunks' scans take the registers (4 there too is slower on
+// wing). Chosen by `spgemm-bench --gen rmat:16:16 --gen longrows:20000 --gen
+// uniform:500000:8 --gen stencil27:64 cryg2500.mtx.gz wing.mtx.gz`, ana.
 constexpr int kRowBatch = 4;
 constexpr int kRunBatch = 2;
 
@@ -178,11 +178,9 @@ __device__ __forceinline__ void add_chunk(const CountArgs<Offset, Col>& c, Offse
 // the lengths of the rows of B they name, and each row's lane takes its sum
 // from the last of its lanes (add_chunk). Longer rows are taken one after
 // the other, the warp striding over each. (Lanes per row by A's average row
-// left the lanes of short rows idle: G3_circuit, 4.8 entries a row, had 8
-// lanes a row, analysis 202 us, 161 this way. Runs of longer rows taken 32
-// entries at a time too were slower than row by row before the loads were
-// batched: analyze bcsstk33, 68 entries a row, 80 against 66 us, rmat:16:16
-// 570 against 305-338; H200.)
+// would leave the lanes of short rows idle: G3_circuit, 4.8 entries a row,
+// would get 8 lanes a row. Runs of longer rows are faster row by row:
+// `spgemm-bench G3_circuit.mtx.gz bcsstk33.mtx.gz --gen rmat:16:16`, ana.)
 template <class Offset, class Col>
 __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, ColumnRange& range) {
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -273,8 +271,8 @@ __device__ __forceinline__ void add_stats(ProductStats* stats, long long total, 
 
 // The block's share of the statistics: its threads' totals and longest
 // rows reduced in the block first, then one atomic per statistic (one per
-// row took 6.9 us on cryg2500's 2500 rows, H100: atomics on one address
-// queue in L2). Block-collective.
+// row takes ~7 us on cryg2500's 2500 rows: atomics on one address queue in
+// L2). Block-collective.
 __device__ __forceinline__ void add_block_stats(ProductStats* stats, long long total, int most,
                                                 long long* partial) {
   const long long block_total = block_sum(total, partial);
@@ -306,8 +304,8 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
     const int64_t positions = m.rows + 1 > entries ? m.rows + 1 : entries;
     // each thread's first defects (~position, 0: none) kept in registers and
     // reported once: with no stores in the loop, the unrolled positions'
-    // loads are in flight together (banded:500000:16's cut among devices,
-    // checks and count, 244 -> 230 us, H100)
+    // loads are in flight together (`spgemm-split-bench --devices 0,1 --gen
+    // banded:500000:16`, the cut's checks and count)
     unsigned long long least[kCsrDefects] = {};
     unsigned long long print = 0;
     // (one loop per kind of view, without branches in it: its loads are
@@ -412,11 +410,10 @@ __device__ void analysis_pass(const CheckedViews<Offset, Col>& checks,
 // open (true) if the checks found nothing, the total is small and no row
 // has shut it (*shut: a row of more terms than the gate takes, or one that
 // failed the tests on the operands' sizes). The rows count their terms
-// where they are hashed, so the pass's blocks only check (symbolic phase's
-// kernel, one H200: lp_ship04l, qh1484, cryg2500 ~8, 6.7, 6 us in, the
-// pass's count, its reductions and the gate ended it, after the rows'
-// 5.8, 5.5, 2.8; docs/performance.md, thirty-sixth session).
-// Block-collective.
+// where they are hashed, so the pass's blocks only check: a count and
+// reductions of their own would end the symbolic kernel later than the
+// rows do (`spgemm-bench lp_ship04l.mtx.gz qh1484.mtx.gz cryg2500.mtx.gz`,
+// sym). Block-collective.
 template <class Offset, class Col>
 __device__ bool small_product_gate(const CheckedViews<Offset, Col>& checks, int rows,
                                    const int* shut, ProductStats* stats) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The input checks' verdict and the structure fingerprint on the GPU (both
 // run in the analysis kernel, analysis.cu, which keeps the first position p
 // of each defect as ~p with a 64-bit atomicMax), and the lower bound of

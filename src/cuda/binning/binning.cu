@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/error.hpp"
 #include "cuda/binning/binning.cuh"
 #include "cuda/configs/launch.cuh"

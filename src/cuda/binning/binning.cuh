@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Global binning: groups the rows of C by size (configs/bins.hpp) into one
 // array of row indices, bin after bin, without a host round trip. Rows of
 // size 0 are dropped (their nnz is 0 and nothing needs computing).
@@ -154,7 +155,7 @@ struct RowSet {
 // is left: blocks draw rows from a counter as they free up, instead of each
 // taking every gridDim.x-th row, where rows differ widely in work (the dense
 // bins' rows of R-MAT: 8 K to 657 K products; dealt out in advance, the SMs
-// of rmat:16:16's dense numeric kernel were idle 23% of its time, ncu H100).
+// of rmat:16:16's dense numeric kernel idle 23% of its time, Nsight Compute).
 // The counter (device memory) reads 0 before the launch and the launch
 // leaves it at 0: every block makes exactly one draw past the last row, and
 // the last of those draws resets it. Block-wide.

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binning of bin_rows (binning.cuh) by one block, for C of few rows
 // (configs/bins.hpp's kFewLaunchesRows): after the symbolic phase, the
 // block that writes C's row offsets also bins C's rows for the numeric
-// phase (row_offsets.cuh), where there were a memset and bin_rows' two
-// launches behind it on the way to the phase's readback.
+// phase (row_offsets.cuh), which saves a memset and bin_rows' two launches
+// on the way to the phase's readback.
 #pragma once
 
 #include "cuda/binning/binning.cuh"

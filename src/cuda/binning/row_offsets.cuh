@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // C's row offsets from its row counts for small products (configs/bins.hpp),
 // computed by the last block of the symbolic kernel to finish: what the
 // general path does with CUB (a 64-bit total, then an exclusive scan in
 // place), and also the longest row, which picks the numeric phase's kernel.
 // No launch of its own and no CUB scratch: for small products the launches
-// are the cost (3.8 us of host time each, H100).
+// are the cost (about 4 us of host time each).
 #pragma once
 
 #include "cuda/analysis/analysis.cuh"
@@ -62,9 +63,9 @@ struct SmallFinish {
 // kOffsetsPerThread: loads and stores coalesced (register j of lane l is
 // row 32 j + l of the run), the next tile loaded while this one is
 // scanned, the run's 32-row scans side by side. A thread per contiguous
-// run of rows instead made every load and store touch a sector of its
-// own, from one SM: ~100 us for wing's 62,032 rows (H200), longer than the
-// rest of its symbolic phase.
+// run of rows instead would make every load and store touch a sector of
+// its own, from one SM: ~100 us for wing's 62,032 rows, longer than the
+// rest of its symbolic phase (`spgemm-bench wing.mtx.gz`, sym).
 // The 32-row scans are of Count: int where nnz(C) is known to fit (a small
 // product's is at most its terms, kSmallMaxProducts), else 64-bit; the sums
 // across runs are 64-bit.

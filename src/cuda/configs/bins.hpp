@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel configurations: THE place where bins and their thresholds live.
 //
 // A row of C is put in a bin by its size: in the symbolic phase the number of
@@ -11,6 +12,12 @@
 // Everything that depends on the device (which bins fit its shared memory,
 // how many blocks are resident, the dense window width) is derived at run
 // time from the queried DeviceLimits, never compiled in.
+//
+// A tuning value's comment names the spgemm-bench run that chose it (fp64,
+// one H100 or H200; NAME.mtx.gz from ../shared/matrices) and the columns
+// compared: ana, sym, num (the numeric phase), num2 (numeric again on the
+// same plan), unordered (numeric again with spgemmSetDeterministic(0)),
+// lib total.
 #pragma once
 
 #include "core/context.hpp"
@@ -23,10 +30,9 @@
 
 namespace spgemm::cuda {
 
-// Threads that cooperate on one row: a warp, or the whole block. (Tiles
-// smaller than a warp were tried and lost: tiles of one warp working on rows
-// of different lengths diverge and run one after another; measured 3.3 ms vs
-// the warp kernel's 1.2 ms for comparable rows of G3_circuit, H200.)
+// Threads that cooperate on one row: a warp, or the whole block. No tiles
+// smaller than a warp: tiles of one warp on rows of different lengths
+// diverge and run one after another (`spgemm-bench G3_circuit.mtx.gz`, num).
 enum class Group : int { warp = 32, block = 0 };
 
 struct HashBinSpec {
@@ -62,39 +68,24 @@ inline constexpr HashBinSpec kHashBins[] = {
 inline constexpr int kHashBinCount = sizeof(kHashBins) / sizeof(kHashBins[0]);
 
 // The numeric phase hashes rows of at most this many nnz (of the bins above
-// that fit the device); longer rows go to the dense-window kernel. Lower
-// caps were measured and lost (docs/performance.md, tenth session): 4096
-// made rmat:16:16's first numeric phase faster (25.4 -> 21.9 ms, H100) but
-// its numeric phase again slower (14.5 -> 18.4 ms).
+// that fit the device); longer rows go to the dense-window kernel. A lower
+// cap speeds up the first numeric phase and slows down every later one
+// (`spgemm-bench --gen rmat:16:16`, num and num2).
 inline constexpr int kNumericHashMaxNnz = 8192;
 
-// Rules that follow from the tables' sizes rather than from tuning (H100
-// fp64, docs/performance.md, thirteenth session, unless named):
-// - Symbolic phase: where B's columns fit in a table's bits (a word per
-//   slot) the table is a bitmask over all of them instead of a hash set
-//   (kernels/symbolic.cu): symbolic rmat:16:16 5.04 -> 4.78 ms, landmark
-//   1.83 -> 1.78, bcsstk33 0.199 -> 0.186.
-// - Symbolic phase, warps: where they do not, a row whose columns' range
-//   (the analysis's, for sorted rows of B) fits its table's bits gets a
-//   bitmask over that range (symbolic banded:500000:16 1.97 -> 1.75 ms,
-//   H200, twenty-sixth session). Blocks keep their hash sets: ranged too,
-//   stencil27:64, landmark and rmat:16:16 were no faster.
-// - Numeric phase: a hash row whose columns (from the ends of its rows of B,
-//   where the analysis found those sorted) span at most its table's slots
-//   maps them to slots directly and comes out sorted
-//   (accumulators/direct_row.cuh): numeric banded:500000:16 5.24 -> 3.55
-//   ms, landmark 12.7 -> 11.2, polblogs 0.179 -> 0.133, orani678 0.302 ->
-//   0.243.
-// - Numeric phase: a hash row of more than kRankSortMaxEntries entries
-//   whose columns span at most 32 per free slot of its table (past the
-//   compacted entries) is placed by a bitmask over that span
-//   (sorting/mask_rank.cuh), not the bitonic network: numeric rmat:16:16
-//   22.3 -> 15.8 ms, landmark 11.2 -> 6.46, astro-ph 0.567 -> 0.440,
-//   bcsstk33 0.665 -> 0.600.
-// The first numeric phase gave the dense windows rows of 2049-8192 nnz for
-// a while (rmat:16:16 numeric 22.3 -> 18.0 ms): taken out, as the windows
-// add a row's terms in another order than its hash bin in the later
-// phases, which made the first phase's bits differ from theirs.
+// Rules that follow from the tables' sizes rather than from tuning
+// (`spgemm-bench --gen rmat:16:16 --gen banded:500000:16 landmark.mtx.gz
+// bcsstk33.mtx.gz polblogs.mtx.gz orani678.mtx.gz astro-ph.mtx.gz`, sym, num):
+// - symbolic: a table whose bits hold all of B's columns, or in a warp the
+//   row's column range (the analysis's, for sorted rows of B), is a bitmask
+//   over them, not a hash set (kernels/symbolic.cu);
+// - numeric: a hash row whose columns span at most its table's slots maps
+//   them to slots directly, in order (accumulators/direct_row.cuh); one of
+//   more than kRankSortMaxEntries entries whose columns span at most 32 per
+//   free slot is placed by a bitmask over that span (sorting/mask_rank.cuh);
+// - the dense windows take no row that fits a hash bin, in any numeric
+//   phase: they add a row's terms in another order, and every numeric phase
+//   must give the same bits.
 
 // Loops over a table stride by the group size with every lane taking part
 // (ballots in sorting/), so tables must be multiples of their groups.
@@ -135,40 +126,26 @@ constexpr int max_block_threads(Group group) {
 
 // The blocks of a warp-group numeric hash kernel an SM is to hold at least
 // (its __launch_bounds__; blocks get none): 5 of 256 threads keep it within
-// 48 registers. Left alone, ptxas gave some instances 63-64 registers and
-// so 4 blocks an SM, the unordered kernel among them once claims seek
-// first (accumulators/hash_table.cuh): banded:200000:16's unordered numeric
-// phase again 0.93 -> 1.05 ms, 0.98 with the bound (H200 fp64,
-// docs/performance.md, forty-first session).
+// 48 registers, where ptxas would give some instances 63-64 registers and
+// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, unordered).
 inline constexpr int kWarpNumericMinBlocks = 5;
 
 // The numeric hash kernel's __launch_bounds__ minimum of blocks an SM: 0
-// for blocks is none at all (a minimum of 1 is not the same: it took their
-// unordered kernels from 52 to 59 registers, bcsstk33's unordered numeric
-// phase 0.322 -> 0.347 ms).
+// for blocks is none at all (a minimum of 1 is not the same: it takes their
+// unordered kernels from 52 to 59 registers; `spgemm-bench bcsstk33.mtx.gz`,
+// unordered).
 constexpr int numeric_min_blocks(Group group) {
   return group == Group::block ? 0 : kWarpNumericMinBlocks;
 }
 // ... and bound for 1024 threads, blocks may take 64 registers: 8 blocks of
-// 128 threads an SM. The kernel is also compiled for blocks of at most
-// kLeanBlockThreads threads, kLeanBlockMinBlocks of them an SM: 40
-// registers, 12 blocks of 128. The unordered mode's blocks of those bins
-// always take it (it spills nothing there). The deterministic mode's
-// spill some of the steps they stash (kOrderedStash) with it, which pays
-// only for more blocks at once: they take it where the runtime finds more
-// of their blocks resident with it than without (not where the table's
-// shared memory bounds them) and the bin has rows for all of them. H200
-// fp64, numeric phase / again / unordered, ms, against 18ae198 in one
-// process (docs/performance.md, forty-second session): bcsstk33 (most of
-// its 8,738 rows in 128-thread blocks) 0.342 / 0.299 / 0.318 -> 0.305 /
-// 0.275 / 0.278, astro-ph unordered 0.244 -> 0.214, landmark unordered
-// 3.44 -> 3.15. Taken by every such bin, it lost where it holds no more
-// blocks (landmark, most rows in 256-thread blocks of 4096 slots, 4 an SM
-// either way: 4.86 / 3.27 -> 5.24 / 3.50) and where the rows are fewer
-// than it holds (polblogs, 1,490 rows: again 0.114 -> 0.121). 32
-// registers (7 blocks of 256: bcsstk33's numeric phase 0.43 ms) and
-// blocks of 512 threads (3 an SM: hub:60000:30000:3000:8's deterministic
-// phase 4.25 -> 4.77) lost too.
+// 128 threads an SM. Blocks of at most kLeanBlockThreads threads also have a
+// lean instance, kLeanBlockMinBlocks blocks an SM (40 registers, 12 blocks
+// of 128): always taken unordered (it spills nothing there); ordered it
+// spills stashed steps (kOrderedStash), so it is taken only where the
+// runtime finds more of its blocks resident and the bin has rows for all of
+// them (lean_block_pays). 32 registers and blocks of 512 are slower. Chosen
+// by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz landmark.mtx.gz
+// polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num, num2 and unordered.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
 // Whether a bin of `rows` rows in blocks of at most kLeanBlockThreads
@@ -178,93 +155,55 @@ constexpr bool lean_block_pays(bool ordered, long long rows, int lean_blocks, in
   return !ordered || (rows >= lean_blocks && lean_blocks > blocks);
 }
 
-// Rows of few terms are not hashed in the numeric phase: a warp holds all the
-// terms of a row in registers, 32 * K of them (K = 1, 2), sums each column's
-// terms in lane order and places the sums by ranking the columns, which a
-// bitonic network of shuffles sorts (accumulators/register_row.cuh,
-// sorting/warp_bitonic.cuh); later numeric phases find the columns in C
-// instead of sorting. No table to clear, no atomics and no turns: the order
-// of the adds follows from the structure, in either numeric mode. A row of
-// G3_circuit (24 terms on average) took ~581 warp instructions through a
-// hash table with ordered adds; the network takes 15 compare-exchange steps
-// for 32 terms and 21 for 64 (numeric, H100 fp64: G3_circuit 1.65 -> 1.14
-// ms and again 1.55 -> 0.93, poisson2d:700 0.57 -> 0.36, uniform:500000:8
-// 2.00 -> 0.67, docs/performance.md). The symbolic phase keeps its hash sets for these rows: they
-// only count, with no values or order to keep, and beat the network there
-// (G3_circuit symbolic 0.50 ms with sets, 0.84 with the sort). Beyond 64
-// terms the network's K registers per step grow faster than a table's work:
-// a third bin of 128 terms (K = 4) was measured and left out (H100 fp64,
-// numeric: delaunay_n15 -15%, but numeric again rmat:16:16 +19% and
-// polblogs +9%; qh1484, small, no faster: its one kernel runs every row at
-// the K of its longest).
+// Numeric rows of at most 32 * K terms (K = 1, 2) are not hashed: a warp
+// holds their terms in registers, sums each column's terms in lane order and
+// ranks the columns by a bitonic network of shuffles
+// (accumulators/register_row.cuh): 15 or 21 compare-exchange steps, where a
+// hash row of G3_circuit takes ~580 warp instructions; no atomics and no
+// turns in either numeric mode. Beyond 64 terms the network's registers grow
+// faster than a table's work (K = 4 is slower on rmat:16:16 and polblogs).
+// The symbolic phase, which only counts, keeps its hash sets for these rows.
+// Chosen by `spgemm-bench --gen poisson2d:700 --gen uniform:500000:8 --gen
+// rmat:16:16 G3_circuit.mtx.gz polblogs.mtx.gz delaunay_n15.mtx.gz`, sym,
+// num and num2.
 inline constexpr int kSortBinTerms[] = {32, 64};
 // ... and the symbolic phase's warps count rows of at most this many terms
 // the same way, a term a lane, each column at the lowest lane holding it
-// (`__match_any_sync`), without a table to clear, probe or count (H200,
-// symbolic phase: poisson2d:700 224 -> 171 us; G3_circuit and
-// rgg_n_2_15_s0 faster in one call, unchanged in the next; uniform:500000:8,
-// whose rows never take this path, 306 -> 339: docs/performance.md,
-// fifteenth session). Rows of up to 64 terms the same way, register 1's
-// columns counted where a search of register 0's sorted ones misses them,
-// lost: symbolic uniform:500000:8 0.350 -> 0.409 ms, rgg_n_2_15_s0 0.075 ->
-// 0.082, polblogs 0.096 -> 0.109 (rmat:16:16 1.65 -> 1.53 gained; H200
-// fp64, fifty-fourth session).
+// (`__match_any_sync`), without a table to clear, probe or count. Rows of
+// up to 64 terms counted this way are slower (`spgemm-bench --gen
+// poisson2d:700 --gen uniform:500000:8 polblogs.mtx.gz`, sym).
 inline constexpr int kSymbolicMatchTerms = 32;
 inline constexpr int kSortBinCount = sizeof(kSortBinTerms) / sizeof(kSortBinTerms[0]);
-// ... but where C has many rows, a row of at most kThreadRowTerms terms
-// gets a thread of its own, not a warp, in both phases (the thread bin: the
-// numeric phase's first sort bin, the symbolic phase's only one;
-// kernels/numeric.cuh's and kernels/symbolic.cu's thread_*_kernel). The
-// thread keeps the row's columns in order in kThreadRowTerms slots of
-// shared memory (accumulators/thread_row.cuh), each term put in place by a
-// short scan; in the numeric phase the warp then writes its 32 rows one
-// after the other, a column a lane. A warp's instructions serve 32 rows
-// instead of one (a warp's network, ranking and combining cost G3_circuit
-// ~340 instructions a row). Blocks of kThreadRowBlockThreads keep the slots
-// (12 B each in fp64) to 24 KB. Only for C of at least kThreadRowsMinPerSM
-// rows per SM: a thread walks its row's terms one after another, a chain of
-// dependent loads several times a warp's, which only many rows in flight
-// hide. H200 fp64 (docs/performance.md, thirty-eighth session), symbolic /
-// numeric phase, ms: G3_circuit 0.563 / 0.854 -> 0.247 / 0.582,
-// poisson2d:700 0.189 / 0.259 -> 0.095 / 0.165; but with the bin for every
-// C, rgg_n_2_15_s0 (248 rows per SM) 0.074 / 0.122 -> 0.136 / 0.170, wing
-// (470) numeric 0.036 -> 0.052, cryg2500 (19) numeric 0.010 -> 0.023.
-// The slots bound the numeric blocks an SM holds (27% of its warps), yet
-// twice the warps did not pay: rows of at most 16 nnz in a bin of their
-// own, 16 slots a thread in blocks of 128 (53% of the warps), took
-// G3_circuit's numeric phase 0.554 -> 0.622 ms (H200) and 0.573 -> 0.642
-// (H100), poisson2d:700's 0.166 -> 0.176 (H100; docs/performance.md,
-// thirty-ninth session).
+// ... but where C has at least kThreadRowsMinPerSM rows per SM, a row of at
+// most kThreadRowTerms terms gets a thread of its own, in both phases (the
+// thread bin: accumulators/thread_row.cuh, the thread_*_kernels), so that a
+// warp's instructions serve 32 rows: a thread's walk is a chain of dependent
+// loads several times a warp's, which only many rows in flight hide. Blocks
+// of kThreadRowBlockThreads keep the slots (12 B each in fp64) to 24 KB;
+// more warps an SM (16 slots a thread, blocks of 128) are slower. Chosen by
+// `spgemm-bench --gen poisson2d:700 G3_circuit.mtx.gz rgg_n_2_15_s0.mtx.gz
+// wing.mtx.gz cryg2500.mtx.gz`, sym and num.
 inline constexpr int kThreadRowTerms = 32;
 inline constexpr int kThreadRowBlockThreads = 64;
 inline constexpr int kThreadRowsMinPerSM = 1024;
 // A thread's walk (kernels/lane_terms.cuh's for_row_terms) loads a row of
 // B's columns and values kRowOfBBatch at a time, all before the batch's
-// first add. One at a time, each term waited for its own load: numeric
-// phase G3_circuit 0.518 -> 0.484 ms, poisson2d:700 0.146 -> 0.141 (H200
-// fp64). Loading the next entry's batch during the current entry's adds
-// as well was slower: G3_circuit 0.481 -> 0.506 (docs/performance.md,
-// fiftieth session).
+// first add, so that a term does not wait for its own load (`spgemm-bench
+// --gen poisson2d:700 G3_circuit.mtx.gz`, num).
 inline constexpr int kRowOfBBatch = 8;
 // The thread kernels' loads are gathers, a row of B for each thread, whose
-// lines the SM's L1 keeps only if shared memory leaves it room: with all
-// the shared memory their blocks can use, G3_circuit's numeric thread
-// kernel hit L1 for 18% of its sectors (81% with 44% of it, at half the
-// warps, which lost). They ask for this share of the SM's unified L1 /
-// shared memory as shared memory (kernel_facts' carveout), found by
-// sweeping the shares the SM's configurations give (H200 fp64, symbolic /
-// numeric phase against all of it, ms: G3_circuit 0.245 -> 0.230 / 0.541
-// -> 0.529, poisson2d:520 0.075 -> 0.067 / 0.092 -> 0.087,
-// uniform:1000000:4 symbolic 0.354 -> 0.294; docs/performance.md,
-// thirty-ninth session).
+// lines the SM's L1 keeps only if shared memory leaves it room. They ask
+// for this share (percent) of the SM's unified L1 / shared memory as shared
+// memory (kernel_facts' carveout): the best of the shares the SM's
+// configurations give (`spgemm-bench --gen poisson2d:520 --gen
+// uniform:1000000:4 G3_circuit.mtx.gz`, sym and num).
 inline constexpr int kThreadSymbolicCarveout = 58;
 inline constexpr int kThreadNumericCarveout = 72;
 // ... and in the numeric phase only where C's products are at least this
 // many times its nnz: a row whose terms rarely share columns puts nearly
 // every term in a new slot, moving the slots above it, and comes from
 // operands without locality, where each of the thread's loads misses
-// (uniform:300000:4, products / nnz = 1.0: numeric 0.13 -> 0.23 ms with a
-// thread a row; G3_circuit 1.77 and poisson2d:700 1.92 gained, as above).
+// (`spgemm-bench --gen uniform:300000:4`, products / nnz = 1.0, num).
 inline constexpr double kThreadRowMinCompression = 1.5;
 inline constexpr int kSortBlockThreads = 256;  // a row per warp
 
@@ -272,15 +211,13 @@ inline constexpr int kMaxBins = kHashBinCount + 1 + kSortBinCount;
 
 // In the numeric phase a row's table is sized by its nnz, but its work is
 // its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
-// terms on average, 1651 rows) would have one warp step through all its
-// terms, and with few such rows the device holds a dozen warps per SM.
+// terms on average) would have one warp step through all its terms.
 // Rows of at least kBlockRowTerms terms whose nnz picks a warp bin go to the
-// first block bin instead: the same work spread over a block (H100 fp64
-// numeric: ex6 0.23 -> 0.14 ms, bcsstk13 0.45 -> 0.30, bcsstk33 1.11 ->
-// 0.90, astro-ph 1.26 -> 1.14). Only for C with at most kBlockRowsPerSM rows
-// per SM: with more, warps of their own already fill the device and the
-// block's turns cost more than they spread (banded:500000:16, 500000 rows of
-// 1089 terms: 6.95 -> 11.0 ms).
+// first block bin instead: the same work spread over a block. Only for C
+// with at most kBlockRowsPerSM rows per SM: with more, warps of their own
+// already fill the device and the block's turns cost more than they spread.
+// Chosen by `spgemm-bench --gen banded:500000:16 ex6.mtx.gz bcsstk13.mtx.gz
+// bcsstk33.mtx.gz astro-ph.mtx.gz`, num.
 inline constexpr int kBlockRowTerms = 1024;
 inline constexpr int kBlockRowsPerSM = 256;
 // ... and for C of few rows and products, where the kernels are as long as
@@ -288,62 +225,34 @@ inline constexpr int kBlockRowsPerSM = 256;
 // terms or more go there (a warp's four steps of 32): C of at most
 // kFewProductsRowsPerWarp rows for each warp the device holds (128 per SM
 // on sm_90) and kFewProductsPerSM products per SM, where the host knows
-// them (C of at most kSmallMaxRows rows). H200 fp64, numeric phase (us,
-// 1024 -> 128 terms; rows and products per SM): ca-GrQc (40, 3.7 K) 80 ->
-// 55, wb-cs-stanford (75, 5.4 K) 85 -> 54, powerlaw:12000 (91, 1.9 K) 74 ->
-// 68, rmat:12:8 (31, 17 K) 146 -> 137, bcsstk13 (15, 34 K) 110 -> 104; but
-// rmat:13:8 (62, 48 K) 221 -> 226, astro-ph (127, 83 K) 390 -> 431 and
-// rgg_n_2_15_s0 (248, 26 K) 126 -> 146 lost: the device already full of
-// rows' warps or of work (docs/performance.md, twenty-eighth session; 65
-// and 96 terms were no better than 128).
+// them (C of at most kSmallMaxRows rows). Beyond those bounds the device is
+// already full of rows' warps or of work. Chosen by `spgemm-bench --gen
+// powerlaw:12000 --gen rmat:12:8 --gen rmat:13:8 ca-GrQc.mtx.gz
+// wb-cs-stanford.mtx.gz astro-ph.mtx.gz rgg_n_2_15_s0.mtx.gz`, num.
 inline constexpr int kFewProductsBlockTerms = 128;
 inline constexpr int kFewProductsRowsPerWarp = 2;
 inline constexpr long long kFewProductsPerSM = 40000;
 
 // A row of very many terms and few enough nnz for a hash table keeps its
-// block busy long after the others are done when C has few such rows:
-// orani678's 8 rows of 67 K terms and 2332 nnz each took one 512-thread
-// block apiece in the 4096 bin, 386 us, most of the numeric phase. Rows of
-// at least kHeavyRowTerms terms go to the last hash bin (the largest
-// blocks; its larger table costs little beside that many terms). H100
-// fp64, numeric: orani678 0.359 -> 0.299 ms, again 0.295 -> 0.241; whole
-// pipeline, none of the 14 other inputs measured slower by more than 1%
-// but hub:60000:30000:3000:8 (8.39 ms, against 8.62 and 8.09 in two runs
-// without the move; docs/performance.md, twelfth session); at 32768 terms
-// orani678 gained the same. Where that bin has few rows they are split
-// among blocks by their entries of A (split_row_parts below); splitting
-// them among up to 16 blocks by their columns (a slice each, written
-// behind the columns the slices before it published) was tried and
-// dropped: orani678's numeric
-// phase 0.229 -> 0.207 ms at best, the kernel 241 -> 108 us, each slice
-// still walking all the row's entries of A (a search for its ends in each
-// row of B), and rows of many entries over short rows of B lost
-// (longrows:4000:12:2000:4 0.069 -> 0.114; docs/performance.md, fortieth
-// session).
+// block busy long after the others are done when C has few such rows
+// (orani678: 8 rows of 67 K terms and 2332 nnz). Rows of at least
+// kHeavyRowTerms terms go to the last hash bin (the largest blocks; its
+// larger table costs little beside that many terms); where that bin has few
+// rows they are split among blocks by their entries of A (split_row_parts
+// below). Chosen by `spgemm-bench orani678.mtx.gz --gen
+// hub:60000:30000:3000:8`, num and num2.
 inline constexpr int kHeavyRowTerms = 16384;
 
-// Where the last hash bin holds so few rows that most SMs would idle beside
-// them (at most half as many as SMs), the deterministic numeric phase
-// splits each of its rows among up to `parts` blocks (numeric.cuh's
-// split_numeric_kernel), a part for each kSplitRowsPartTerms of the row's
-// terms: each takes a contiguous share of the row's entries of A (equal
-// shares of its terms), sums them in direct slots in the bin's order, and
-// once the parts before it are done adds its sums to a dense array of the
-// row in device memory, in the parts' order, kSplitRowsAddBatch columns a
-// thread at a time (their loads in flight together); the last adds them to
-// its own slots and writes the row. So each column's terms are summed part
-// by part, the same way in every numeric phase. The fortieth session's
-// split by columns (see kHeavyRowTerms) had each slice walk all of the
-// row's entries; here a part walks only its own, and waits only to add.
-// At most kSplitRowsMaxParts parts a row: each part's adds wait for the
-// part before. For B whose columns fit the bin's table (direct slots) and
-// a scratch of at most kSplitRowsMaxShareOfC of C's bytes. H200 fp64,
-// numeric phase: orani678 0.227 -> 0.171 ms, again 0.228 -> 0.150, its
-// last bin's kernel 241 -> 69 us; longrows:4000:12:2000:4 (12 rows of ~20 K
-// terms: 2 parts) 0.068 -> 0.067. Through a hash table, the adds a chain
-// of dependent loads per slot, the parts cost ~12 us each: that kernel 115
-// us, and that longrows 0.065 -> 0.120 with 8 parts a row
-// (docs/performance.md, forty-fifth session).
+// Where the last hash bin holds at most half as many rows as the device has
+// SMs, the deterministic numeric phase splits each of its rows among up to
+// kSplitRowsMaxParts blocks, a part per kSplitRowsPartTerms terms, which add
+// their sums in turn through a dense array in device memory,
+// kSplitRowsAddBatch columns a thread at a time (kernels/numeric.cuh's
+// split_numeric_kernel); more parts wait longer for the ones before. Only
+// for B whose columns fit the bin's table (direct slots: through a hash
+// table every add is a chain of dependent loads) and a scratch of at most
+// kSplitRowsMaxShareOfC of C's bytes. Chosen by `spgemm-bench
+// orani678.mtx.gz --gen longrows:4000:12:2000:4`, num and num2.
 inline constexpr int kSplitRowsMaxParts = 8;
 inline constexpr long long kSplitRowsPartTerms = 8192;
 inline constexpr int kSplitRowsAddBatch = 4;
@@ -375,38 +284,23 @@ struct SplitRowsLayout {
   }
 };
 
-// Rows of B of at least as many entries as the block has threads, which a
-// block's sub-group of `lanes` threads would step through alone while the
-// block's others are done, wait for the whole block, which numbers their
-// terms (kernels/row_loop.cuh's for_each_product), where a row of A names at
-// most this many (a warp's lanes number them; with more, every sub-group
-// has its share of them). Only in the symbolic phase's last hash bin and the
-// numeric phase's dense kernel (unordered), the kernels of the rows of most
-// terms: in every block kernel of the symbolic phase they took 40 registers
-// instead of 32 and rows of few terms paid for the barriers (H200 fp64,
-// symbolic phase: stencil27:64 1.13 -> 1.98 ms, bcsstk33 0.12 -> 0.20). In
-// the last bin alone: longrows:20000 0.50 -> 0.20 ms; hub:20000, whose rows
-// there put nothing aside, 0.27 / 0.26 -> 0.27 / 0.28 (docs/performance.md,
-// thirty-second session).
+// The block kernels of the rows of most terms (the symbolic phase's last
+// hash bin, the unordered dense kernel) put aside rows of B of at least as
+// many entries as the block has threads and number their terms over the
+// whole block (kernels/row_loop.cuh's for_each_product), where a row of A
+// names at most this many of them (a warp's lanes number them). In the other
+// block kernels that costs registers (40 instead of 32) and barriers that
+// rows of few terms pay for. Chosen by `spgemm-bench --gen longrows:20000
+// --gen hub:20000 --gen stencil27:64 bcsstk33.mtx.gz`, sym.
 inline constexpr int kDeferredBRows = 32;
 
 // Where B's rows are this short on average (lanes_for gives sub-groups of at
 // most this many lanes), the symbolic phase's blocks number their rows'
-// products instead (kernels/row_loop.cuh's for_each_numbered_column, a
-// kernel of its own): each sub-group would take its entries of A one after
-// the other, a chain of three dependent loads each, about half its lanes
-// idle on B's short rows, while one with a long row of B holds the block.
-// One H200, fp64, symbolic phase, ms (docs/performance.md, forty-ninth
-// session): powerlaw:100000 0.126 -> 0.105, powerlaw:20000 0.170 -> 0.162,
-// but hub:20000 0.263 -> 0.287 (its 1,000 rows of one 10,000-entry row of
-// B and three short ones, in the last bin, whose deferring kernel already
-// gave that long row to the whole block; not looked into further); inputs
-// of longer rows of B unchanged. Numbered in every block kernel for up to 16
-// lanes instead (forty-sixth session): powerlaw:100000 0.126 -> 0.106, but
-// rmat:16:16 1.49 -> 2.69 and astro-ph 0.100 -> 0.129 (16 lanes: each
-// term's search over 256 entries' starts costs more than their sub-groups'
-// chains), and bcsstk33 0.113 -> 0.127, stencil27:64 1.17 -> 1.37, which
-// never took it (the other loop in the same kernel).
+// products (kernels/row_loop.cuh's for_each_numbered_column) instead of
+// having each sub-group walk its entries of A, a chain of three dependent
+// loads each with half its lanes idle; at 16 lanes each term's search costs
+// more than that. Chosen by `spgemm-bench --gen powerlaw:100000 --gen
+// powerlaw:20000 --gen hub:20000 --gen rmat:16:16 astro-ph.mtx.gz`, sym.
 inline constexpr int kSymbolicNumberedMaxLanes = 8;
 
 // The symbolic phase sizes a row's table by the width of its columns' range
@@ -415,29 +309,21 @@ inline constexpr int kSymbolicNumberedMaxLanes = 8;
 // apply: the ranges are only found for C of many rows). The analysis finds
 // the ranges at two more loads per entry of A, and only for C with more
 // than this many rows per SM: with fewer, the smaller bins' fewer threads
-// per row cost more than the smaller tables save (H100 fp64, symbolic phase:
-// banded:500000:16 2.55 -> 1.93 ms, landmark 2.19 -> 1.80, bcsstk33 0.20
-// -> 0.17, but orani678, 2529 rows, 0.12 -> 0.15; analysis of rmat:16:16,
-// whose ranges span all columns, 0.28 -> 0.42 ms).
+// per row cost more than the smaller tables save. Chosen by `spgemm-bench
+// --gen banded:500000:16 --gen rmat:16:16 landmark.mtx.gz bcsstk33.mtx.gz
+// orani678.mtx.gz`, ana and sym.
 inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 
 // A symbolic table never needs more words than B has columns / 32: it is
 // then a bitmask over all of them (kernels/symbolic.cu). So a row of many
 // terms goes no further than the first block bin whose table holds that
-// bitmask (rows of 4096-8192 terms used to get 1024 threads and 64 KB each,
-// two rows in flight per SM), for C with at least this many rows per SM: fewer
-// rows in smaller blocks leave the device idle (orani678, 19 rows per SM:
-// whole pipeline 0.41 -> 0.54 ms with the cap). Rows of more terms than any
-// table holds (which took the dense windows) take that bin too where the
-// analysis counts at least this many of them per SM, and the last (largest)
-// bin otherwise: always the first, longrows:20000's 79 such rows took 1.49
-// ms of symbolic phase against 0.54; always the last, rmat:16:16's 9,876
-// took 2.4 ms against 1.6 (binning.cuh's MaskCap). H100 fp64, two calls,
-// symbolic phase before -> with both (docs/performance.md, eighteenth
-// session): rmat:16:16 4.75 -> 1.6 ms, landmark 1.76 -> 0.78, bcsstk33 0.18 ->
-// 0.12, hub:60000:30000:3000:8 2.46 -> 0.91, hub:20000 0.23 -> 0.17,
-// longrows:20000 0.54 -> 0.52; whole pipeline rmat:16:16 20.3 -> 17.1 ms,
-// landmark 7.0 -> 6.0, bcsstk33 0.66 -> 0.58.
+// bitmask, for C with at least this many rows per SM: fewer rows in smaller
+// blocks leave the device idle. Rows of more terms than any table holds
+// take that bin too where the analysis counts at least this many of them
+// per SM, and the last (largest) bin otherwise (binning.cuh's MaskCap).
+// Chosen by `spgemm-bench --gen rmat:16:16 --gen longrows:20000 --gen
+// hub:60000:30000:3000:8 --gen hub:20000 landmark.mtx.gz bcsstk33.mtx.gz
+// orani678.mtx.gz`, sym and lib total.
 inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 
 // Steps of its terms a warp stashes in registers (slots found, values
@@ -446,28 +332,24 @@ inline constexpr int kSymbolicMaskCapRowsPerSM = 32;
 // more of the loads overlapped with the other warps' adds, at 2 + the value's
 // size in 4-byte registers per step and thread. Blocks that take rows of B
 // whole (the second order below) gather as many steps before their adds and
-// barriers (bcsstk33 numeric again 445 -> 333 us, H100 fp64; only 4 was
-// measured; docs/performance.md, seventeenth session).
+// barriers (`spgemm-bench bcsstk33.mtx.gz`, num2).
 inline constexpr int kOrderedStash = 4;
 // ... and a warp's numbered terms in the hash kernels, this many steps (the
 // same order of the adds: a warp alone adds its steps one after the other
 // whatever the stash, which sets only the loads in flight and the
-// registers). H200 fp64, numeric phase, ms, stash 4 / 2 for every group
-// (docs/performance.md, fortieth session): rgg_n_2_15_s0 0.122 / 0.113,
-// delaunay_n15 0.061 / 0.058, but blocks lost: orani678 0.227 / 0.251,
-// bcsstk33 0.398 / 0.419, rmat:15:16 4.01 / 4.11. 8 for every group lost
-// on nearly all (stencil27:40 0.437 / 0.577, rgg_n_2_15_s0 0.123 / 0.160).
+// registers). Blocks keep 4 (2 is slower for them), and 8 is slower for
+// every group. Chosen by `spgemm-bench --gen stencil27:40 --gen rmat:15:16
+// rgg_n_2_15_s0.mtx.gz delaunay_n15.mtx.gz orani678.mtx.gz
+// bcsstk33.mtx.gz`, num.
 inline constexpr int kOrderedWarpStash = 2;
 
 // Columns of C a block's thread loads at once where a later numeric phase
 // reuses a row's columns (kernels/known_columns.cuh): a hash block claiming
 // them and writing the values behind them, and the dense kernel marking a
-// ranked row's, each waited on one load at a time (landmark's block rows,
-// H200 fp64: 18% of the stall samples of its numeric phase again; 3.56 ->
-// 3.47 ms with 4; rmat:16:16's ranked rows 7.26 -> 7.20). Warps load one at
-// a time: with 4 their kernels were slower even where nothing is reused
-// (stencil27:64's numeric phase 1.89 -> 2.10 ms; docs/performance.md,
-// thirty-fifth session).
+// ranked row's, would otherwise wait on one load at a time. Warps load one
+// at a time: batched, their kernels are slower even where nothing is
+// reused. Chosen by `spgemm-bench --gen rmat:16:16 --gen stencil27:64
+// landmark.mtx.gz`, num and num2.
 inline constexpr int kKnownColumnsBatch = 4;
 
 // The deterministic numeric phase's second order (kernels/ordered_loop.cuh):
@@ -479,25 +361,21 @@ inline constexpr int kKnownColumnsBatch = 4;
 // steps keep at least kWholeRowsMinUse of the group's threads busy: the
 // other order spends a binary search, a __match_any_sync and the combining
 // of equal columns on every term, which cost about twice as much per term
-// (banded:500000:16, rows of B of 33 entries, half the lanes of the second
-// step idle: numeric again 6.18 -> 3.37 ms; H100 fp64).
+// (`spgemm-bench --gen banded:500000:16`, rows of B of 33 entries, num2).
 inline constexpr int kWholeRowsMinBAverage = 8;
 inline constexpr double kWholeRowsMinUse = 0.4;
 // The unordered mode's warps take that order too, instead of their
 // shared-memory atomics, where its steps keep at least this share of the
-// lanes busy: far faster for banded:500000:16's rows of B of 33 entries
-// (0.52; numeric 3.92 -> 2.34 ms) and stencil27:64's 27 (0.84; 1.60 ->
-// 1.16), slower for rgg_n_2_15_s0's of 10-20 (mostly 0.4-0.5; 0.069 ms
-// with atomics, 0.075 from 0.4 on, 0.072 from 0.5 on; H200 fp64,
-// docs/performance.md, thirty-fourth session).
+// lanes busy: far faster for rows of B of 27-33 entries, slower for rows of
+// 10-20, which keep 0.4-0.5 of the lanes busy (`spgemm-bench --gen
+// banded:500000:16 --gen stencil27:64 rgg_n_2_15_s0.mtx.gz`, unordered).
 inline constexpr double kUnorderedWholeRowsMinUse = 0.5;
 // The same for the dense kernel's rows summed at their columns' ranks in one
 // pass (kernels/numeric.cuh, accumulators/ranked_row.cuh): rows of 1024
 // threads whose terms the other order would number, search, combine and
-// add in 32 turns per batch. H100 fp64, rmat:16:16 (rows of B of ~400
-// entries there): numeric again 10.4 ms at 0.4, 8.1 at 0.2, 9.7-10.0 at
-// 0.1; 0.2 for every kernel cost stencil27:64 again 1.47 -> 1.55 ms
-// (nineteenth session, docs/performance.md).
+// add in 32 turns per batch. The best of 0.1-0.4 for rmat:16:16's rows of B
+// of ~400 entries; 0.2 for every kernel would slow down stencil27:64
+// (`spgemm-bench --gen rmat:16:16 --gen stencil27:64`, num2).
 inline constexpr double kRankedWholeRowsMinUse = 0.2;
 
 // Shared memory of the deterministic numeric hash kernels behind a block's
@@ -505,9 +383,9 @@ inline constexpr double kRankedWholeRowsMinUse = 0.2;
 // ChunkScratch): per thread where its entry of A's chunk starts and where
 // that entry's row of B begins, per block the 32 warp totals of a scan.
 // Block groups take it behind their tables, sized by the bin's block (a
-// static array for the largest block kept 12 KB for the 128 threads of the
-// first block bin and halved its blocks per SM; H100 fp64 numeric: landmark
-// 18.2 -> 15.8 ms, orani678 0.79 -> 0.75); the blocks of warp groups have
+// static array for the largest block would take 12 KB for the 128 threads
+// of the first block bin and halve its blocks per SM: `spgemm-bench
+// landmark.mtx.gz orani678.mtx.gz`, num); the blocks of warp groups have
 // one size, their scratch is static.
 __host__ __device__ constexpr size_t ordered_scratch_bytes(int threads, size_t offset_bytes) {
   return static_cast<size_t>(threads) * (sizeof(long long) + offset_bytes) +
@@ -527,10 +405,9 @@ __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
 // bitonic network in shared memory (sorting/bitonic.cuh). Rank counting costs n^2/32
 // compares per thread of a warp against the network's log^2 passes of
 // exchanges through shared memory: at 64 entries 128 broadcast-read
-// compares against 21 passes of an exchange per thread. (Ranking the whole
-// table before compacting it had most lanes idle on empty slots, 8.5 of 32
-// threads active on qh1484 per ncu; compacting first made no difference
-// beyond noise on the bench, H100.)
+// compares against 21 passes of an exchange per thread. (The table is
+// compacted before it is ranked: ranking all of it would leave most lanes
+// idle on empty slots.)
 inline constexpr int kRankSortMaxEntries = 64;
 
 // The windows a block's mask sort (sorting/mask_rank.cuh) may take, one
@@ -554,40 +431,21 @@ static_assert(tables_fit_mask_positions(), "mask positions (sorting/mask_rank.cu
 
 // Threads per block of the dense-window (long row) kernels: one row per
 // block, all of the block's shared memory for the window. Half as many
-// threads (half the turns per batch of the ordered adds), with 4, 8 or 16
-// stashed steps, lost on every long-row input measured, as did two blocks
-// of 512 per SM with half the window each (numeric rmat:16:16 22.3 ms here
-// against 24.9-27.5; H100, docs/performance.md, eleventh session).
+// threads (half the turns per batch of the ordered adds, with 4, 8 or 16
+// stashed steps) and two blocks of 512 per SM with half the window each are
+// slower on every long-row input (`spgemm-bench --gen rmat:16:16`, num).
 inline constexpr int kDenseBlockThreads = 1024;
 
-// Small products, where launches and not work set the time (every code in
-// ../shared/matrices spends 100-500 us on products of a few microseconds of
-// work). If the total of products is at most kSmallMaxProducts and the
-// longest row fits a hash table, the rows are not binned: each phase runs one
-// kernel over all rows in order (the bin of the longest row; in the numeric
-// phase the sort bin of the row of most terms if one holds it), and C's row
-// offsets come from the symbolic kernel's last block
-// (binning/row_offsets.cuh). That drops the two binning passes of each
-// phase, the launches of empty bins and CUB's scan. Every row then clears and
-// sorts a table of the longest row's size, so rows * table slots may be at
-// most kSmallMaxTableSlots: comparable to the products' own work. The
-// statistics come from a readback in analyze for C with at most
-// kSmallMaxRows rows; where the product also looks small (estimated from
-// nnz(A) and B's average row length, at most kSmallSpeculateProducts), the
-// mode is tried before they are known instead (cuda_engine.cu: analyze does
-// not synchronize), in the largest warp bin whose tables fit (for few rows
-// the first block bin, kSmallBlockRowsShare), behind a gate the analysis
-// sets on the device. Measured (H200 fp64, whole pipeline, us,
-// docs/performance.md, fourteenth session):
-// - the mode's bound from 2^20 to 2^22 products: ex6 (1.8 M products,
-//   1651 rows) 213 -> 135, delaunay_n15 (1.2 M) 186 -> 140; wing (0.96 M,
-//   62,032 rows, small before) 176 -> 114 with C's offsets in coalesced
-//   tiles (binning/row_offsets.cuh);
-// - the estimate's bound lower than the mode's, since an estimate that
-//   misses costs a gated launch and a second readback, more than analyze's
-//   readback: bcsstk13 (estimated 3.5 M, 4.55 M products, not small) lost
-//   ~50 us with it at 2^22; from 2^20 to 2^21, ex6 (estimated 1.45 M) 126
-//   -> 113, delaunay_n15 (1.17 M) 140 -> 121.
+// Small products, where launches and not work set the time: at most
+// kSmallMaxProducts products, a longest row that fits a hash table, and rows
+// * table slots at most kSmallMaxTableSlots (every row clears and sorts a
+// table of the longest row's size) run one kernel per phase over all rows,
+// unbinned (cuda_engine.cu). Their statistics come from a readback in
+// analyze for C of at most kSmallMaxRows rows; a product estimated at most
+// kSmallSpeculateProducts runs before they are known, behind a gate. A
+// missed estimate costs a gated launch and a second readback, more than
+// analyze's readback, hence the lower bound. Chosen by `spgemm-bench
+// ex6.mtx.gz delaunay_n15.mtx.gz wing.mtx.gz bcsstk13.mtx.gz`, lib total.
 inline constexpr int kSmallMaxRows = 1 << 16;
 inline constexpr long long kSmallMaxProducts = 1 << 22;
 inline constexpr long long kSmallMaxTableSlots = 4 * kSmallMaxProducts;
@@ -597,64 +455,58 @@ inline constexpr long long kSmallSpeculateProducts = 1 << 21;
 // numeric layout takes rows of that many: a small product's few longest rows
 // then probe a fuller table (linear probing at load 3/4: ~2.5 probes per hit,
 // ~8.5 per miss) instead of costing the product a second launch and
-// readback. lp_ship04l's longest row has 258 terms, the largest warp table
-// 512 slots (symbolic phase 24 -> 17 us, whole pipeline 70 -> 67 us, H100).
+// readback (`spgemm-bench lp_ship04l.mtx.gz`, longest row 258 terms, the
+// largest warp table 512 slots; sym and lib total).
 inline constexpr double kSmallGateLoad = 0.75;
 // Where that bin's gate takes fewer terms than this many times the average
 // row's expected terms, the product is tried in the first larger bin whose
 // gate takes that many (or else the largest that takes its rows): its
-// longest rows would shut the gate (ex6: 1,651 rows expected to average ~900
-// terms, longest over 2,048, tried in warps whose gate took 384: a wasted
-// launch and readback before the block bin of 8,192 slots, ~20 us of its
-// ~125; reading the statistics back in analyze instead cost more, its
-// analysis, binning and readback; H200, docs/performance.md, thirty-first
-// session).
+// longest rows would shut the gate, and a shut gate costs a launch and a
+// readback (`spgemm-bench ex6.mtx.gz`: rows of ~900 terms on average, the
+// longest over 2,048; lib total).
 inline constexpr double kSmallSpeculateRowMargin = 4.0;
 // A small product takes as long as its longest row, one chain of dependent
 // loads for the group that works on it; where its rows are so few that
 // their blocks of the first block bin take at most this share of the
 // device's resident threads, each row gets such a block instead of a warp,
-// in both phases (lp_ship04l, 402 rows, longest 84 entries and 258 terms:
-// symbolic kernel 15.3 -> 10.4 us, numeric 29 -> 14.5; qh1484, 1484 rows
-// of at most 68 terms, was no faster in blocks; H100).
+// in both phases (`spgemm-bench lp_ship04l.mtx.gz qh1484.mtx.gz`, sym and
+// num).
 inline constexpr double kSmallBlockRowsShare = 0.5;
 // C of other products with at most this many rows, where the host's calls
-// and not the kernels set the symbolic phase's time (ca-GrQc: twenty-odd
-// launches, memsets and stream forks for ~40 us of kernels, H200), makes
+// and not the kernels set the symbolic phase's time (ca-GrQc: some 20
+// launches, memsets and stream forks for ~40 us of kernels), makes
 // fewer launches: the warp bins run in one (kernels/symbolic.cu, each row
 // in its own bin's table), and C's row offsets come from one block
 // (binning/row_offsets.cuh, as a small product's do) instead of CUB's scan,
 // which makes two launches, a scratch allocation and an occupancy query.
-// H100 fp64, symbolic phase (us; docs/performance.md, twenty-eighth
-// session): ca-GrQc 117 -> 95, polblogs 126 -> 103 with the one launch;
-// with the bound at 2^15 instead, rgg_n_2_15_s0 (32,768 rows) 79 -> 89 and
-// powerlaw:20000 130 -> 140, the same at 2^16.
+// Chosen by `spgemm-bench ca-GrQc.mtx.gz polblogs.mtx.gz
+// rgg_n_2_15_s0.mtx.gz --gen powerlaw:20000`, sym.
 inline constexpr int kFewLaunchesRows = 1 << 14;
 
 // Several devices (src/multi/): products of fewer products than this run
 // whole on the handle's device instead of being split. A split costs a pass
 // that counts every row's products with a readback, then per part a host
 // thread, its own analysis and symbolic readback, and copies; at 2^24
-// products (about 0.3-1 ms on one H100, docs/performance.md) that is a
-// small share. A first setting, to be refined by docs/scaling.md's runs.
+// products (about 0.3-1 ms on one H100) that is a small share. Not tuned
+// further: `spgemm-split-bench --devices 0,1 --min-products N` compares.
 inline constexpr long long kPartitionMinProducts = 1LL << 24;
 
 // The CPU+GPU hybrid's cost model (multi/cost_model.hpp), until the handle
 // has measured its own: products per second of one GPU part (H100, fp64:
-// 2.8e10 on rmat:16:16, the slowest large family, docs/scaling.md) and of one
-// host thread (the host backend, fp64), bytes per second copied between
-// device and pinned host memory (PCIe 5: 55e9 measured one way, less when
-// both ways and small), and the host part's fixed cost per numeric phase
-// (its synchronizations and copy launches).
+// 2.8e10 on rmat:16:16, the slowest large family) and of one host thread
+// (the host backend, fp64), bytes per second copied between device and
+// pinned host memory (PCIe 5: 55e9 one way, less when both ways and small),
+// and the host part's fixed cost per numeric phase (its synchronizations
+// and copy launches). From `spgemm-split-bench --devices 0,host`.
 inline constexpr double kHybridGpuProductsPerSecond = 3e10;
 inline constexpr double kHybridHostProductsPerSecondPerThread = 5e7;
 inline constexpr double kHybridCopyBytesPerSecond = 2e10;
 inline constexpr double kHybridHostOverheadSeconds = 2e-4;
 // ... and the least share it gives the host. On one H100 with 16 host
 // threads the model put the host at 0.05-1.5% of the products and the host
-// part measured 1-3x slower than it predicted (a prefix of rmat's rows holds
-// its heaviest, least parallel rows; docs/scaling.md): a gain that small is
-// within the model's error.
+// part ran 1-3x slower than it predicted (a prefix of rmat's rows holds
+// its heaviest, least parallel rows): a gain that small is within the
+// model's error (`spgemm-split-bench --devices 0,host --gen rmat:16:16`).
 inline constexpr double kHybridMinHostShare = 0.05;
 
 // Shares learned from measures (src/multi/shares.hpp): two measures of a
@@ -700,8 +552,8 @@ struct BinThresholds {
   // The first sort bin for rows of `terms` terms; -1 if none takes them.
   // (This and bin_for loop to the arrays' compile-time sizes and test the
   // counts inside: unrolled, each threshold is then a kernel parameter at a
-  // fixed place. Looping to the counts made every step a run-time indexed
-  // constant load, about a hundred instructions a row.)
+  // fixed place. Looping to the counts would make every step a run-time
+  // indexed constant load, about a hundred instructions a row.)
   __host__ __device__ int sort_bin(int terms) const {
     for (int s = 0; s < kSortBinCount; ++s)
       if (s < sort_bins && terms <= sort_terms[s]) return hash_bins + 1 + s;
@@ -819,17 +671,16 @@ int lanes_for(long long rows, long long nnz);
 // fill a warp's 32 lanes with A's average row, more while every warp the
 // device holds still gets a run of its own. Large inputs then fill every
 // lane with an entry (G3_circuit, 1.58 M rows of 4.8 entries: 32 rows a
-// warp, analysis 202 -> 161 us against 8 lanes a row; H200), small ones keep
-// their parallelism without more blocks than rows need: each block ends
-// with atomics on the statistics' few addresses, and a warp a row gave
-// cryg2500's 2500 rows 313 blocks, its analysis 13 -> 15 us (H200).
+// warp), small ones keep their parallelism without more blocks than rows
+// need: each block ends with atomics on the statistics' few addresses
+// (`spgemm-bench G3_circuit.mtx.gz cryg2500.mtx.gz`, ana).
 int analysis_rows_per_warp(long long rows, long long nnz, const DeviceLimits& limits);
 
 // A run of rows whose entries average at least this many a row is counted
 // row by row, the warp striding over each; shorter ones 32 entries at a
 // time whatever row each is in (analysis.cu's run_terms). With the entries'
-// loads batched, banded:500000:16's 33 entries a row count faster 32 at a
-// time (analysis kernel 284 -> 261 us, H100); bcsstk33's 68 stay row by row.
+// loads batched, rows of 33 entries count faster 32 at a time and rows of
+// 68 row by row (`spgemm-bench --gen banded:500000:16 bcsstk33.mtx.gz`, ana).
 inline constexpr int kAnalysisRowwiseEntries = 64;
 
 }  // namespace spgemm::cuda

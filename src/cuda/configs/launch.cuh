@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch geometry derived from the device at run time.
 #pragma once
 
@@ -57,9 +58,9 @@ void check_driver_launch(int result, const char* file, int line);
 
 // kernel<<<grid, threads, smem, stream>>>(args...) on the current device,
 // made through the driver with the kernel's function looked up once: the
-// runtime's launch finds it at every call (host time of a launch 4.5 ->
-// 3.7 us in a probe; a small product's pipeline 1-5 us shorter with it,
-// one H200, docs/performance.md, fifty-second session).
+// runtime's launch finds it at every call (about 0.8 us less host time a
+// launch, 1-5 us less lib total for small products: `spgemm-bench --dir
+// ../shared/matrices`).
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
             Args&&... args) {

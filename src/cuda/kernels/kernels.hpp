@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-side launchers of the symbolic and numeric kernels, one launch per bin.
 #pragma once
 

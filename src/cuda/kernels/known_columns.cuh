@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Structure reuse in the numeric phase. From the second spgemmNumeric of a
 // plan on, C's column indices are normally the ones the previous numeric
 // phase wrote there (sorted, same arrays), so a row's accumulator can be

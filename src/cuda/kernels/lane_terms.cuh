@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The terms of one row of C spread over a warp's registers, for the sort
 // bins (configs/bins.hpp): term p, numbering the products entry by entry of
 // A's row and then (Addend) D's entries, goes to register p / 32 of lane

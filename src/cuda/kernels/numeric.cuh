@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Numeric phase: the sorted columns and the values of every row of C.
 // Compiled once per value type, so that the types build in parallel:
 // CMakeLists.txt makes a source file per type from numeric_instance.cu.in.
@@ -36,8 +37,8 @@ namespace spgemm::cuda {
 namespace {
 
 // The kernels below are compiled with and without an addend D (the loop
-// over D's entries, even when skipped at run time, slowed the warp kernels by
-// 40%: G3_circuit numeric 1.30 -> 1.89 ms, H200), and with the terms added in
+// over D's entries, even when skipped at run time, slows the warp kernels by
+// 40%: `spgemm-bench G3_circuit.mtx.gz`, num), and with the terms added in
 // a fixed order (Ordered: kernels/ordered_loop.cuh, the default) or with
 // shared-memory atomics in whatever order they come.
 
@@ -111,9 +112,9 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
       return !group_any<G>(missing);
     };
     // at their ranks where the range's mask fits the keys; only in the
-    // regular instance: in the lean one too, bcsstk33 (its rows there) lost
-    // 7% again and 2.5% in its first numeric phase, which never takes them
-    // (docs/performance.md, forty-seventh and forty-eighth sessions)
+    // regular instance: in the lean one it slows down even the first numeric
+    // phase, which never takes them (`spgemm-bench bcsstk33.mtx.gz`, num and
+    // num2)
     if constexpr (G == Group::block && !kLean) {
       RankedColumns ranked{};
       if (known_ranks_fit(args, out, len, reinterpret_cast<uint32_t*>(keys), table, table,
@@ -553,8 +554,7 @@ __global__ void __launch_bounds__(kSortBlockThreads)
     if constexpr (K == 2) {
       // Rows of 64 terms whose keys pack are written from their sorted
       // terms in every phase: faster than finding their columns among C's
-      // (numeric again of uniform:500000:8 0.48 -> 0.36 ms, one H200;
-      // docs/performance.md, fifty-fifth session).
+      // (`spgemm-bench --gen uniform:500000:8`, num2).
       if (packed) {
         write_row_of_terms(cols, terms, slots, store_col, store_value);
         continue;
@@ -573,11 +573,11 @@ __global__ void __launch_bounds__(kSortBlockThreads)
 // thread bin): the row's columns in order and their sums in the thread's
 // slots (accumulators/thread_row.cuh), then each of the warp's rows written
 // by the whole warp, a column a lane, from slots staggered across the banks
-// (ThreadRow::stagger; read in place, a row's slots share one bank: H200
-// fp64 numeric phase G3_circuit 0.500 -> 0.475 ms, poisson2d:700 0.142 ->
-// 0.127 with the stagger). Later numeric phases do the same
-// (finding the row's columns in C and writing only the values took
-// G3_circuit 1.06 ms against 0.58), so the bits are the same in all.
+// (ThreadRow::stagger; read in place, a row's slots share one bank:
+// `spgemm-bench G3_circuit.mtx.gz --gen poisson2d:700`, num). Later numeric
+// phases do the same (finding the row's columns in C and writing only the
+// values is slower, `spgemm-bench G3_circuit.mtx.gz`, num2), so the bits
+// are the same in all.
 template <bool Addend, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kThreadRowBlockThreads)
     thread_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set) {

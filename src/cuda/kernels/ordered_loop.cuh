@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The deterministic counterpart of row_loop.cuh's for_each_product and
 // for_each_addend: the same terms, added in a fixed order
 // (accumulators/ordered_add.cuh).
@@ -7,17 +8,17 @@
 // every product of the chunk a number, and product p is found back from p by
 // a binary search over the chunk's starts in shared memory. So every thread
 // has a term in every step, whatever the lengths of B's rows (striding over
-// each row of B instead left most lanes idle on short rows: 13x slower on
-// R-MAT). The numbered terms go in batches of threads * kOrderedStash (a
-// warp alone: kOrderedWarpStash): each thread finds the slots of its terms
+// each row of B instead would leave most lanes idle on short rows: 13x
+// slower on `spgemm-bench --gen rmat:16:16`). The numbered terms go in
+// batches of threads * kOrderedStash (a warp alone: kOrderedWarpStash):
+// each thread finds the slots of its terms
 // and each warp combines its terms per slot, all in parallel; then the
 // warps of a block add their sums one warp after the other, a block
 // barrier between turns. (Turns handed over through a shared-memory flag,
-// warps spinning on it, were slower: numeric of rmat:16:16 72 ms against
-// 45 ms, longrows:20000 1.06 against 0.66 ms, H100 fp64; and racecheck
-// cannot follow them.) The order of the adds, and so every bit of C,
-// depends only on the structure of the operands and the launch
-// configuration.
+// warps spinning on it, are slower: `spgemm-bench --gen rmat:16:16 --gen
+// longrows:20000`, num; and racecheck cannot follow them.) The order of
+// the adds, and so every bit of C, depends only on the structure of the
+// operands and the launch configuration.
 //
 // Where B's rows are long against the group, a second order costs less:
 // the group takes A's entries one after the other and its threads the
@@ -140,9 +141,8 @@ __device__ __forceinline__ void add_b_row_whole(const NumericArgs<Value, Offset,
 // taken whole after its chunk's numbered terms (as in add_row_by_b_rows): a
 // barrier per row and `threads` terms a step, instead of a turn of every
 // warp per threads * kOrderedStash terms. Which entries go whole follows
-// from the structure, so the order of the adds stays fixed (H200 fp64,
-// numeric phase: longrows:20000 0.57 -> 0.29 ms, rmat:16:16 11.5 -> 11.0,
-// orani678 0.24 -> 0.23; docs/performance.md, thirty-second session).
+// from the structure, so the order of the adds stays fixed (`spgemm-bench
+// --gen longrows:20000 --gen rmat:16:16 orani678.mtx.gz`, num).
 // add_row_in_order takes the whole row; add_entries_in_order the products
 // of A's entries [a_begin, a_begin + entries) of one row and not D's (a part
 // of a split row: numeric.cuh's split_numeric_kernel).
@@ -253,9 +253,8 @@ __device__ bool whole_b_rows_pay(const NumericArgs<Value, Offset, Col>& args, in
 // each row of B goes two steps of 32 terms at a time, both steps' loads
 // issued before their adds. So an entry's adds wait on one round of loads
 // of its row of B, not on A's column, B's offsets and each step's loads in
-// turn (H200 fp64, numeric phase: banded:500000:16, rows of B of 33
-// entries, 3.6 -> 2.6 ms, stencil27:64 2.29 -> 1.89; docs/performance.md,
-// thirty-fourth session). Warp-collective.
+// turn (`spgemm-bench --gen banded:500000:16 --gen stencil27:64`, rows of
+// B of 33 and 27 entries, num). Warp-collective.
 template <bool Addend, class Value, class Offset, class Col, class Locate>
 __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, int row, int lane,
                                   Locate&& locate, Value* values) {
@@ -296,8 +295,8 @@ __device__ void add_row_by_b_rows(const NumericArgs<Value, Offset, Col>& args, i
 // thread per term. Steps go Steps at a time, all their loads before their
 // adds, a barrier after each; batches of Steps whole take their barriers
 // unconditionally. The general loop's bookkeeping of where each step is in
-// its row of B, and its barriers under a condition, gave bcsstk33's block
-// kernel 219.5 M warp instructions, this loop 157.4 M (ncu, H200). The adds
+// its row of B, and its barriers under a condition, cost about 40% more
+// warp instructions (bcsstk33's block kernel, Nsight Compute). The adds
 // come in the order of add_row_by_b_rows_stashed's general loop.
 // Block-collective.
 template <int Steps, class Value, class Offset, class Col, class Locate>
@@ -338,12 +337,11 @@ __device__ __forceinline__ void add_one_step_entries(const NumericArgs<Value, Of
 // chunk), their rows of B's starts and lengths put in the scratch with one
 // load per thread; then each thread gathers kOrderedStash steps (an entry's
 // row of B, `threads` terms at a time) with all their loads in flight before
-// it adds them, a barrier after each entry's last step. H100 fp64, numeric
-// phase again against add_row_by_b_rows: bcsstk33 (blocks of 128 threads,
-// rows of B of 68 entries) 445 -> 333 us, landmark 4.40 -> 3.62 ms, astro-ph
-// 319 -> 289 us, rmat:16:16 13.6 -> 13.0 ms. Warps gained on some inputs and
-// lost on others (stencil27:64 1.55 -> 1.35 ms, banded:500000:16 3.5 -> 4.4),
-// so they keep add_row_by_b_rows (docs/performance.md, seventeenth session).
+// it adds them, a barrier after each entry's last step: faster than
+// add_row_by_b_rows for blocks (`spgemm-bench bcsstk33.mtx.gz
+// landmark.mtx.gz astro-ph.mtx.gz --gen rmat:16:16`, num2). Warps keep
+// add_row_by_b_rows: stashed, they are faster on some inputs and slower on
+// others (`spgemm-bench --gen stencil27:64 --gen banded:500000:16`, num2).
 // OneStep: a chunk whose rows of B all fit one step takes
 // add_one_step_entries. Block-collective.
 template <bool Addend, bool OneStep, class Value, class Offset, class Col, class Locate>
@@ -358,7 +356,7 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
   const int entries = static_cast<int>(A.end(row) - a_begin);
   // a row of B taken whole has distinct columns, so fewer than 2^31 entries:
   // its length and the steps through it fit 32 unsigned bits (in 64 bits the
-  // loop below cost landmark's numeric phase again 3.31 -> 3.47 ms, H200 fp64)
+  // loop below is slower: `spgemm-bench landmark.mtx.gz`, num2)
   unsigned* lengths = reinterpret_cast<unsigned*>(scratch.start);
   for (int chunk = 0; chunk < entries; chunk += threads) {
     const int e = chunk + rank;
@@ -437,12 +435,11 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // keep at least kWholeRowsMinUse of their threads busy whole
 // (add_row_in_order's WholeLong); Defer: see row_loop.cuh's
 // for_each_product. OneStep: blocks taking rows of B whole give chunks
-// whose rows all fit one step add_one_step_entries (H200 fp64, bcsstk33,
-// blocks of 128 threads and rows of B of 68 entries: numeric phase 0.305
-// -> 0.259 ms, again 0.278 -> 0.226); the numeric hash kernel's lean
-// instance has it, the regular one not: there it took a spill and cost
-// landmark's numeric phase again 3.23 -> 3.28 ms (docs/performance.md,
-// forty-third session). Group-collective.
+// whose rows all fit one step add_one_step_entries (`spgemm-bench
+// bcsstk33.mtx.gz`, blocks of 128 threads and rows of B of 68 entries, num
+// and num2); the numeric hash kernel's lean instance has it, the regular
+// one not: there it takes a spill (`spgemm-bench landmark.mtx.gz`, num2).
+// Group-collective.
 template <bool Addend, bool Ordered, bool InBlock, bool Defer, bool OneStep, class Value,
           class Offset, class Col, class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
@@ -467,9 +464,8 @@ __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, 
   } else {
     // warps take rows of B whole where that keeps enough of their lanes
     // busy (configs/bins.hpp's kUnorderedWholeRowsMinUse), as in the
-    // ordered mode: faster than their atomics there (H200 fp64, unordered
-    // numeric phase: banded:500000:16 3.92 -> 2.34 ms, stencil27:64 1.60 ->
-    // 1.16; docs/performance.md, thirty-fourth session)
+    // ordered mode: faster than their atomics there (`spgemm-bench --gen
+    // banded:500000:16 --gen stencil27:64`, unordered)
     if constexpr (!InBlock) {
       if (threads == 32 && args.b_rows_sorted() &&
           whole_b_rows_pay(args, row, rank, threads, nullptr, kUnorderedWholeRowsMinUse)) {

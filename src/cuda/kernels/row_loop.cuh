@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks shared by the symbolic and numeric kernels: the thread
 // group that owns a row, and the loop over the row's products.
 #pragma once
@@ -71,10 +72,9 @@ __device__ __forceinline__ int last_start_at_or_before(const long long* starts, 
 // aside in d: their terms are numbered (one warp scans their lengths) and
 // the block's threads take them in turn, so that every thread has terms
 // however long each row is. One load at a time per thread: four, unrolled,
-// took the last bin's kernel to 40-46 registers unbounded, and bounded to
-// 32 its pipelines were slower (H200 fp64: orani678 0.383 / 0.390 against
-// 0.368 / 0.368 ms, stencil27:64 3.58 / 3.62 against 3.56 / 3.55;
-// docs/performance.md, thirty-second session). Block-collective.
+// take the last bin's kernel to 40-46 registers unbounded, and bounded to
+// 32 its pipelines are slower (`spgemm-bench orani678.mtx.gz --gen
+// stencil27:64`, num and num2). Block-collective.
 template <class Offset, class Col, class Product>
 __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
                                           const Pattern<Offset, Col>& B,
@@ -140,8 +140,8 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
 // For block-wide groups, `lanes` (a power of two dividing `threads`) is
 // widened while there are more sub-groups than entries in A's row, so that a
 // row of A with one entry and a long row of B keeps the block busy (a 1 x 1
-// A row times a 3M-entry B row took 49 s without). Warps keep their lanes:
-// widening them cost 35% in the symbolic phase of G3_circuit (H200).
+// A row times a 3M-entry B row would take 49 s without). Warps keep their
+// lanes: widening them costs 35% (`spgemm-bench G3_circuit.mtx.gz`, sym).
 // Defer (the group is the whole block; kernels of rows of many terms): where
 // sub-groups are at most a warp and A's row names at most kDeferredBRows
 // rows of B of at least `threads` entries, a first pass puts those aside and
@@ -311,8 +311,8 @@ __device__ __forceinline__ void for_each_range_end(const Pattern<Offset, Col>& A
 // products: it is then B's whole column range. Where B's rows are known to
 // be sorted (b_sorted), each row of B spans its first to its last column:
 // one look at both ends per entry of A's row instead of a pass over every
-// product (that pass took 22% of the dense numeric kernel's samples on
-// rmat:16:16, whose longest rows span all columns anyway; ncu, H100).
+// product (that pass takes 22% of the dense numeric kernel's samples on
+// rmat:16:16, whose longest rows span all columns anyway; Nsight Compute).
 template <bool Addend, class Offset, class Col, class BlockReduce>
 __device__ void product_column_range(const Pattern<Offset, Col>& A, const Pattern<Offset, Col>& B,
                                      const Pattern<Offset, Col>& D, int row, int lanes,

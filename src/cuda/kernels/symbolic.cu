@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbolic phase: the number of distinct columns in every row of C.
 #include "cuda/accumulators/dense_window.cuh"
 #include "cuda/accumulators/hash_table.cuh"
@@ -195,8 +196,8 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
       }
       // Rows of blocks: once a row has found the gate shut, the rows after
       // it are not hashed (their counts are never used). Rows of warps are
-      // too short for a load of the flag ahead of each to pay (delaunay_n15's
-      // 32,768 rows: symbolic phase +9 us, one H200).
+      // too short for a load of the flag ahead of each to pay (`spgemm-bench
+      // delaunay_n15.mtx.gz`, sym).
       if constexpr (G == Group::block) {
         const bool shut = rank == 0 && finish.shut && *static_cast<volatile int*>(finish.shut);
         if (__syncthreads_or(shut)) {
@@ -259,8 +260,8 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
   if constexpr (Finish) {
     __shared__ bool last;
     // the block's share of the statistics: its rows' are on the first
-    // thread of each group (a reduction over the block's threads took 0.8
-    // us of lp_ship04l's symbolic kernel, one H200)
+    // thread of each group (a reduction over the block's threads costs
+    // about 1 us, `spgemm-bench lp_ship04l.mtx.gz`, sym)
     if (finish.stats && !analyzing) {  // (block-uniform)
       if constexpr (G == Group::warp) {
         if (rank == 0 && rows_total != 0) {
@@ -287,11 +288,9 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
   }
 }
 
-// The bins' kernels, without launch bounds: their code and registers as
-// before small products had a kernel of their own (with the bounds below,
-// symbolic phases on one H200: rmat:16:16 1.53 -> 1.79 ms, longrows:20000
-// 0.49 -> 0.56, landmark 0.76 -> 0.84, banded:500000:16 1.73 -> 1.86;
-// docs/performance.md, thirtieth session)...
+// The bins' kernels, without launch bounds: the bounds below would slow
+// their symbolic phases (`spgemm-bench --gen rmat:16:16 --gen
+// longrows:20000 --gen banded:500000:16 landmark.mtx.gz`, sym)...
 template <Group G, bool Addend, bool Match, bool Ranged, class Offset, class Col>
 __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
                                      Pattern<Offset, Col> D, RowSet row_set, int log2_table,
@@ -305,8 +304,8 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
 
 // ... and, bounded to the registers of two blocks of 1024 threads per SM,
 // the last bin's, whose blocks put long rows of B aside (Defer; unbounded,
-// an earlier form took 48 and one block per SM: symbolic phase of
-// longrows:10000:800:1000:4 0.26 -> 0.44 ms, one H200), and any block
+// they may take 48 registers and one block per SM: `spgemm-bench --gen
+// longrows:10000:800:1000:4`, sym), and any block
 // bin's where B's rows are short (Numbered, configs/bins.hpp's
 // kSymbolicNumberedMaxLanes: its rows' products numbered, the scratch
 // behind the table; 56 registers unbounded).
@@ -489,9 +488,9 @@ void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Of
     const HashBinSpec& first = layout.hash[bin - set.bins + 1].spec;
     // rows of few terms are only in the bins of few (a row's size is at
     // most its terms) or in a small product's one launch (which counts its
-    // rows' terms itself); the others are compiled without the path
-    // (uniform:500000:8, rows of 64 terms: symbolic 306 -> 339 us with it
-    // compiled in, H200)
+    // rows' terms itself); the others are compiled without the path, which
+    // slows them down (`spgemm-bench --gen uniform:500000:8`, rows of 64
+    // terms, sym)
     const bool matched = first.max_size <= kSymbolicMatchTerms;
     if (b.spec.group == Group::warp)
       launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cuda/operands/transpose.cuh"
 
 #include "core/device_buffer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // op(X) = X^T / X^H on the GPU (plan/transpose.hpp): a stable radix sort of
 // X's entries by column gives the permutation; X^T's row offsets come from a
 // column histogram and a scan. Cost: a sort of nnz(X) keys at analysis, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "cuda/analysis/analysis.cuh"
@@ -377,9 +378,9 @@ RowSplit split_rows(Context& ctx, const Operands& in, const CheckedOperand* chec
   if (launched) {
     if (counted && !guessed.empty()) {
       // the box posted by a kernel behind the cuts, without a copy and a
-      // stream synchronization (from the scan's start to the host's having
-      // the cut: 35 -> 23 us, stencil27:64 on two H100s, traced,
-      // docs/scaling.md)
+      // stream synchronization (a third less from the scan's start to the
+      // host's having the cut: `spgemm-split-bench --devices 0,1 --gen
+      // stencil27:64`, traced with bench/trace_timeline.py)
       read_back_posted(ctx, host.data(), box.get(), host.size());
     } else {
       ctx.read_back(host.data(), box.get(), host.size());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU side of splitting a product among devices (src/multi/): the rows
 // of op(A) cut where the products, counted per row by the analysis pass, reach
 // given shares; the fingerprints that replicas are checked by; and row

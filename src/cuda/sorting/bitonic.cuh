@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // In-place bitonic sort of (key, value) pairs in shared memory by a group of
 // threads (a warp or the whole block). n is a power of two; empty slots hold
 // kEmptyKey (-1), which compares as the largest unsigned key, so after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compaction of a block's hash table before it is sorted: the occupied slots
 // are gathered (in no particular order: the sort orders them) into the row's
 // own slots of C in global memory, which the numeric phase writes anyway,

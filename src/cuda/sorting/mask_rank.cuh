@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting a hash table's entries by a bitmask over the row's column range,
 // for rows whose range is too wide for direct slots
 // (accumulators/direct_row.cuh): every key sets its bit, a prefix sum of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting small compacted hash tables by counting: the output position of
 // an entry is the number of keys among the n in keys[0, n) smaller than its
 // own (keys of a row are distinct; empty slots hold kEmptyKey = -1, which

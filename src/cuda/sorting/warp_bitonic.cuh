@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting 32 * K keys held in the registers of one warp, K per lane: element
 // i = k * 32 + lane is register k of lane `lane`. A bitonic network of
 // log2(32K) * (log2(32K) + 1) / 2 compare-exchange steps (15 for K = 1, 21
@@ -5,9 +6,8 @@
 // shuffles, farther ones are two registers of the same lane. No shared
 // memory, no synchronization beyond the shuffles. An exchange keeps the
 // min or max of the pair: a shuffle and two integer min/max instructions,
-// where a compare and a conditional swap took eight (H100 fp64, numeric:
-// G3_circuit 1.04 -> 0.93 ms, uniform:500000:8 0.68 -> 0.53, poisson2d:700
-// 0.33 -> 0.30; docs/performance.md, eighteenth session).
+// where a compare and a conditional swap take eight (`spgemm-bench
+// G3_circuit.mtx.gz --gen uniform:500000:8 --gen poisson2d:700`, num).
 #pragma once
 
 #include "cuda/warp_shuffle.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Order-preserving compaction of a warp's hash table in place: the occupied
 // slots move to the front, in slot order, and the slots up to the next power
 // of two are marked empty. The bitonic sort then runs over that power of two

@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
 // Putting a warp's compacted hash table in column order in registers, for
 // tables of more entries than rank counting takes (kRankSortMaxEntries) and
 // at most 256: each entry's column and slot packed in one int (column << 8 |
 // slot), sorted by warp_bitonic_sort (shuffles and min/max, K per lane), and
 // each lane writes its sorted entries to C, the value read from its slot.
-// The shared-memory network (bitonic.cuh) moved keys and values through the
-// table with a warp barrier per pass: stencil27:64's first numeric phase,
-// whose rows of 125 entries sort 128 slots, spent 28% of its instructions
-// and a third of its stall samples there (ncu source counters, H200,
-// docs/performance.md, twenty-seventh session). Columns must be below
+// The shared-memory network (bitonic.cuh) moves keys and values through the
+// table with a warp barrier per pass: there, stencil27:64's first numeric
+// phase, whose rows of 125 entries sort 128 slots, spends 28% of its
+// instructions and a third of its stall samples (Nsight Compute's source
+// counters). Columns must be below
 // kPackedSortMaxColumns, so that packed keys stay positive ints; empty slots
 // sort last as INT_MAX.
 #pragma once

@@ -30,6 +30,7 @@ class CallLog {
  public:
   explicit CallLog(const char* function);
   void path(const char* path, std::string reason = {});
+  bool has_reason() const { return !reason_.empty(); }
   // Writes the line, returns status.
   template <class Status>
   Status finish(Status status) {

@@ -259,7 +259,7 @@ cusparseStatus_t fill(Descr& d, cusparseHandle_t handle, cusparseSpMatDescr_t C,
 
 #define FORWARD_IF_CUSPARSE_PATH(call, ...)                                    \
   if (d->path == Path::cusparse) {                                             \
-    log.path("cusparse", d->reason);                                           \
+    if (!log.has_reason()) log.path("cusparse", d->reason);                    \
     if (cusparseStatus_t st = ensure_real(*d); st != CUSPARSE_STATUS_SUCCESS)  \
       return log.finish(st);                                                   \
     return log.finish(real().call(__VA_ARGS__));                               \

@@ -20,6 +20,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -516,4 +517,73 @@ TEST_CASE("no GPU: a request libspgemm would take still gets an answer", "[nogpu
   }
   Fallback f;
   expect_forwarded_plain(f, "NO_DEVICE");
+}
+
+namespace {
+
+// The plain sequence without Catch's macros (not thread-safe): true if C is
+// the reference product.
+bool quiet_plain_product(int seed) {
+  using V = double;
+  using I = int32_t;
+  auto a = sample<V, I>(40 + seed, 30, seed, 0);
+  auto b = sample<V, I>(30, 50, seed + 1, 0);
+  const V alpha = 1.5, beta = 0;
+  const auto expected = reference(a, b, alpha);
+  cusparseHandle_t handle;
+  if (cusparseCreate(&handle) != CUSPARSE_STATUS_SUCCESS) return false;
+  cusparseSpMatDescr_t A, B, C;
+  cusparseCreateCsr(&A, a.rows, a.cols, static_cast<int64_t>(a.columns.size()), a.offsets.data(),
+                    a.columns.data(), a.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  cusparseCreateCsr(&B, b.rows, b.cols, static_cast<int64_t>(b.columns.size()), b.offsets.data(),
+                    b.columns.data(), b.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  cusparseCreateCsr(&C, a.rows, b.cols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  bool ok = true;
+  for (int round = 0; round < 20 && ok; ++round) {
+    cusparseSpGEMMDescr_t sp;
+    cusparseSpGEMM_createDescr(&sp);
+    size_t s1 = 0, s2 = 0;
+    const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+    ok = ok && cusparseSpGEMM_workEstimation(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F,
+                                             alg, sp, &s1, nullptr) == CUSPARSE_STATUS_SUCCESS;
+    ok = ok && cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp,
+                                      &s2, nullptr) == CUSPARSE_STATUS_SUCCESS;
+    std::vector<char> buffer2(s2);
+    ok = ok && cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp,
+                                      &s2, buffer2.data()) == CUSPARSE_STATUS_SUCCESS;
+    int64_t rows, cols, nnz = -1;
+    cusparseSpMatGetSize(C, &rows, &cols, &nnz);
+    ok = ok && nnz == static_cast<int64_t>(expected.columns.size());
+    if (ok) {
+      std::vector<I> offsets(a.rows + 1), columns(nnz);
+      std::vector<V> values(nnz);
+      cusparseCsrSetPointers(C, offsets.data(), columns.data(), values.data());
+      ok = cusparseSpGEMM_copy(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp) ==
+               CUSPARSE_STATUS_SUCCESS &&
+           offsets == expected.offsets && columns == expected.columns;
+      for (int64_t i = 0; ok && i < nnz; ++i) ok = close(values[i], expected.values[i]);
+      cusparseCsrSetPointers(C, nullptr, nullptr, nullptr);
+    }
+    cusparseSpGEMM_destroyDescr(sp);
+  }
+  cusparseDestroySpMat(A);
+  cusparseDestroySpMat(B);
+  cusparseDestroySpMat(C);
+  cusparseDestroy(handle);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("threads with their own handles compute at once", "[host]") {
+  constexpr int kThreads = 8;
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&ok, t] { ok[t] = quiet_plain_product(t) ? 1 : 0; });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(ok[t] == 1);
 }

@@ -587,3 +587,137 @@ TEST_CASE("threads with their own handles compute at once", "[host]") {
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) CHECK(ok[t] == 1);
 }
+
+TEST_CASE("plain: compute and copy again with new values and a new buffer2", "[host]") {
+  using V = double;
+  using I = int32_t;
+  stub_reset();
+  auto a = sample<V, I>(7, 6, 5, 0);
+  auto b = sample<V, I>(6, 8, 6, 0);
+  cusparseHandle_t handle;
+  cusparseCreate(&handle);
+  cusparseSpMatDescr_t A = describe(a), B = describe(b), C = nullptr;
+  cusparseCreateCsr(&C, a.rows, b.cols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  cusparseSpGEMMDescr_t sp;
+  cusparseSpGEMM_createDescr(&sp);
+  const V alpha = 1, beta = 0;
+  const auto alg = CUSPARSE_SPGEMM_ALG1;
+  size_t s1 = 0, s2 = 0;
+  REQUIRE(cusparseSpGEMM_workEstimation(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp,
+                                        &s1, nullptr) == CUSPARSE_STATUS_SUCCESS);
+  std::vector<I> offsets(a.rows + 1);
+  std::vector<I> columns;
+  std::vector<V> values;
+  for (int round = 0; round < 3; ++round) {
+    if (round) for (auto& v : b.values) v = v * V(-2);
+    REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp, &s2,
+                                   nullptr) == CUSPARSE_STATUS_SUCCESS);
+    std::vector<char> buffer2(s2 + 64 * round);  // another buffer each round
+    REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp, &s2,
+                                   buffer2.data() + 8 * round) == CUSPARSE_STATUS_SUCCESS);
+    int64_t rows, cols, nnz;
+    cusparseSpMatGetSize(C, &rows, &cols, &nnz);
+    columns.assign(nnz, -1);
+    values.assign(nnz, V(0));
+    cusparseCsrSetPointers(C, offsets.data(), columns.data(), values.data());
+    REQUIRE(cusparseSpGEMM_copy(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp) ==
+            CUSPARSE_STATUS_SUCCESS);
+    const auto expected = reference(a, b, alpha);
+    CHECK(offsets == expected.offsets);
+    CHECK(columns == expected.columns);
+    for (int64_t i = 0; i < nnz; ++i) CHECK(close(values[i], expected.values[i]));
+  }
+  CHECK(forwarded_spgemm_calls() == 0);
+  cusparseSpGEMM_destroyDescr(sp);
+  cusparseDestroySpMat(A);
+  cusparseDestroySpMat(B);
+  cusparseDestroySpMat(C);
+  cusparseDestroy(handle);
+}
+
+TEST_CASE("an empty product: nnz(C) = 0, C's arrays may be NULL", "[host]") {
+  using V = float;
+  using I = int64_t;
+  Csr<V, I> a;
+  a.rows = 3;
+  a.cols = 4;
+  a.offsets.assign(4, 0);
+  auto b = sample<V, I>(4, 5, 1, 0);
+  cusparseHandle_t handle;
+  cusparseCreate(&handle);
+  cusparseSpMatDescr_t A = describe(a), B = describe(b), C = nullptr;
+  cusparseCreateCsr(&C, 3, 5, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_64I,
+                    CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+  cusparseSpGEMMDescr_t sp;
+  cusparseSpGEMM_createDescr(&sp);
+  const V alpha = 1, beta = 0;
+  size_t s1 = 0, s2 = 0;
+  REQUIRE(cusparseSpGEMM_workEstimation(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_32F,
+                                        CUSPARSE_SPGEMM_DEFAULT, sp, &s1,
+                                        nullptr) == CUSPARSE_STATUS_SUCCESS);
+  int64_t products = -1;
+  REQUIRE(cusparseSpGEMM_getNumProducts(sp, &products) == CUSPARSE_STATUS_SUCCESS);
+  CHECK(products == 0);
+  REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_32F,
+                                 CUSPARSE_SPGEMM_DEFAULT, sp, &s2, nullptr) ==
+          CUSPARSE_STATUS_SUCCESS);
+  std::vector<char> buffer2(s2);
+  REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_32F,
+                                 CUSPARSE_SPGEMM_DEFAULT, sp, &s2, buffer2.data()) ==
+          CUSPARSE_STATUS_SUCCESS);
+  int64_t rows, cols, nnz = -1;
+  cusparseSpMatGetSize(C, &rows, &cols, &nnz);
+  CHECK(nnz == 0);
+  std::vector<I> offsets(4, -1);
+  cusparseCsrSetPointers(C, offsets.data(), nullptr, nullptr);
+  REQUIRE(cusparseSpGEMM_copy(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_32F,
+                              CUSPARSE_SPGEMM_DEFAULT, sp) == CUSPARSE_STATUS_SUCCESS);
+  CHECK(offsets == std::vector<I>(4, 0));
+  cusparseSpGEMM_destroyDescr(sp);
+  cusparseDestroySpMat(A);
+  cusparseDestroySpMat(B);
+  cusparseDestroySpMat(C);
+  cusparseDestroy(handle);
+}
+
+TEST_CASE("reuse_compute reads alpha and beta in device pointer mode", "[host]") {
+  using V = double;
+  using I = int32_t;
+  auto a = sample<V, I>(5, 5, 2, 0);
+  cusparseHandle_t handle;
+  cusparseCreate(&handle);
+  cusparseSpMatDescr_t A = describe(a), C = nullptr;
+  std::vector<I> offsets(a.rows + 1);
+  cusparseCreateCsr(&C, a.rows, a.cols, 0, offsets.data(), nullptr, nullptr, CUSPARSE_INDEX_32I,
+                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  cusparseSpGEMMDescr_t sp;
+  cusparseSpGEMM_createDescr(&sp);
+  const auto alg = CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC;
+  size_t s1, s2, s3, s4 = 0, s5;
+  REQUIRE(cusparseSpGEMMreuse_workEstimation(handle, N, N, A, A, C, alg, sp, &s1, nullptr) ==
+          CUSPARSE_STATUS_SUCCESS);
+  REQUIRE(cusparseSpGEMMreuse_nnz(handle, N, N, A, A, C, alg, sp, &s2, nullptr, &s3, nullptr, &s4,
+                                  nullptr) == CUSPARSE_STATUS_SUCCESS);
+  std::vector<char> buffer4(s4);
+  REQUIRE(cusparseSpGEMMreuse_nnz(handle, N, N, A, A, C, alg, sp, &s2, nullptr, &s3, nullptr, &s4,
+                                  buffer4.data()) == CUSPARSE_STATUS_SUCCESS);
+  int64_t rows, cols, nnz;
+  cusparseSpMatGetSize(C, &rows, &cols, &nnz);
+  std::vector<I> columns(nnz);
+  std::vector<V> values(nnz, V(1));
+  cusparseCsrSetPointers(C, offsets.data(), columns.data(), values.data());
+  REQUIRE(cusparseSpGEMMreuse_copy(handle, N, N, A, A, C, alg, sp, &s5, nullptr) ==
+          CUSPARSE_STATUS_SUCCESS);
+  cusparseSetPointerMode(handle, CUSPARSE_POINTER_MODE_DEVICE);
+  const V alpha = 3, beta = 0;  // "device" scalars: host memory in the tests' host mode
+  REQUIRE(cusparseSpGEMMreuse_compute(handle, N, N, &alpha, A, A, &beta, C, CUDA_R_64F, alg, sp) ==
+          CUSPARSE_STATUS_SUCCESS);
+  const auto expected = reference(a, a, alpha);
+  CHECK(columns == expected.columns);
+  for (int64_t i = 0; i < nnz; ++i) CHECK(close(values[i], expected.values[i]));
+  cusparseSpGEMM_destroyDescr(sp);
+  cusparseDestroySpMat(A);
+  cusparseDestroySpMat(C);
+  cusparseDestroy(handle);
+}

@@ -23,16 +23,17 @@ Controls read() {
   return c;
 }
 
+// Never destroyed: calls may come during exit.
 std::mutex& log_mutex() {
-  static std::mutex m;
-  return m;
+  static std::mutex* m = new std::mutex;
+  return *m;
 }
 
 }  // namespace
 
 const Controls& controls() {
-  static const Controls c = read();
-  return c;
+  static const Controls* c = new Controls(read());
+  return *c;
 }
 
 void log_line(const std::string& line) {

@@ -79,9 +79,9 @@ RealCusparse find() {
 
 const RealCusparse& real_cusparse() {
   static std::once_flag once;
-  static RealCusparse table;
-  std::call_once(once, [] { table = find(); });
-  return table;
+  static RealCusparse* table = nullptr;  // never destroyed: calls may come during exit
+  std::call_once(once, [] { table = new RealCusparse(find()); });
+  return *table;
 }
 
 }  // namespace spgemm_dropin

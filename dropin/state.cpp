@@ -44,11 +44,13 @@ Registry& registry() {
 
 }  // namespace
 
+// Never destroyed (nor anything below): programs call cusparseDestroy from
+// their own static destructors and exit handlers, after ours would have run.
 const Process& process() {
   static std::once_flag once;
-  static Process p;
-  std::call_once(once, [] { p = start(); });
-  return p;
+  static Process* p = nullptr;
+  std::call_once(once, [] { p = new Process(start()); });
+  return *p;
 }
 
 std::shared_ptr<LibHandle> lib_handle_for(cusparseHandle_t handle, spgemmStatus_t* status) {

@@ -36,6 +36,15 @@ template <class I> constexpr cusparseIndexType_t index_of() {
 
 constexpr auto N = CUSPARSE_OPERATION_NON_TRANSPOSE;
 
+// A handle destroyed by a static destructor, after the tests: the drop-in's
+// cusparseDestroy then runs during exit, when function-local statics
+// constructed after this object are gone (the drop-in keeps none).
+struct HandleDestroyedAtExit {
+  cusparseHandle_t handle = nullptr;
+  HandleDestroyedAtExit() { cusparseCreate(&handle); }
+  ~HandleDestroyedAtExit() { cusparseDestroy(handle); }
+} g_handle_destroyed_at_exit;
+
 template <class V, class I>
 struct Csr {
   int64_t rows = 0, cols = 0;

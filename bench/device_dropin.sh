@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The cuSPARSE drop-in (docs/dropin.md) on a GPU machine, from a tree built
-# with it (cmake --build BUILD_DIR): nothing is built here.
+# The cuSPARSE drop-in (docs/dropin.md) on a GPU machine, in one call:
+#   0. if BUILD_DIR has no dropin/libspgemm_cusparse.so (or DROPIN_BUILD=1):
+#      configure (preset default, Catch2 and fmt from .devstage/prefix as
+#      ../shared/device/stage.sh leaves them) and build the drop-in's targets
 #   1. the drop-in's tests: units, the stub runs, the probe on the real
 #      libcusparse, the documented sequences on generated matrices
 #   2. NVIDIA's documented plain and reuse SpGEMM sequences on the shared real
@@ -14,15 +16,15 @@
 #   BUILD_DIR (default build), MATRIX_DIR (default $SPGEMM_MATRIX_DIR, else
 #   .devstage/matrices, else shared/matrices beside or above the tree) with
 #   *.mtx.gz.
-# Writes to $OUT (default /tmp/out), 7 files: dropin_summary.txt,
-# dropin_tests.txt, dropin_sequences.txt, dropin_sequences_log.txt,
+# Writes to $OUT (default /tmp/out), 8 files: dropin_summary.txt,
+# dropin_build.txt, dropin_tests.txt, dropin_sequences.txt, dropin_sequences_log.txt,
 # dropin_clients.txt, dropin_bench.txt, dropin_bench.csv.
 # Environment: DROPIN_BENCH_REPEAT (10), DROPIN_SKIP (steps to skip, e.g.
 # "3 4"), and gpu_sequences.sh's DROPIN_TYPES, DROPIN_INDICES, DROPIN_BIG.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
-build=$(cd "${1:-build}" && pwd)
+mkdir -p "${1:-build}"; build=$(cd "${1:-build}" && pwd)
 matrices=${2:-${SPGEMM_MATRIX_DIR:-}}
 for candidate in "$matrices" "$root/.devstage/matrices" "$root/shared/matrices" \
     "$root/../shared/matrices" /work/shared/matrices; do
@@ -36,6 +38,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export DROPIN_MTX_CACHE=$work/mtx
 skip=" ${DROPIN_SKIP:-} "
 summary=$OUT/dropin_summary.txt
+verdict() { echo "$1: $([ "$2" -eq 0 ] && echo passed || echo "FAILED (rc $2)")" >> "$summary"; }
 {
   date -u
   nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
@@ -44,8 +47,20 @@ summary=$OUT/dropin_summary.txt
   python3 -c 'import cupy; print("cupy", cupy.__version__, "CUDA", cupy.cuda.runtime.runtimeGetVersion())' 2>&1 | tail -1
   python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda)' 2>&1 | tail -1
 } > "$summary"
-[ -f "$lib" ] || { echo "no $lib: build the tree first" | tee -a "$summary"; exit 1; }
-verdict() { echo "$1: $([ "$2" -eq 0 ] && echo passed || echo "FAILED (rc $2)")" >> "$summary"; }
+if [ ! -f "$lib" ] || [ "${DROPIN_BUILD:-0}" = 1 ]; then
+  # configured once (a configured tree is only built: changing its compilers
+  # would reset its cache)
+  fortran=$(command -v gfortran || command -v gfortran-13 || true)
+  ( if [ ! -f "$build/CMakeCache.txt" ]; then
+      cmake --preset default -B "$build" -DCMAKE_PREFIX_PATH="$root/.devstage/prefix/usr" \
+        ${fortran:+-DCMAKE_Fortran_COMPILER="$fortran"} || exit 1
+    fi
+    cmake --build "$build" -j "$(nproc)" --target spgemm_cusparse cusparse_stub \
+      test_dropin_units test_dropin_interpose test_dropin_real_probe dropin_sequence
+  ) > "$OUT/dropin_build.txt" 2>&1
+  verdict "0 build" $?
+fi
+[ -f "$lib" ] || { echo "no $lib: the build failed (dropin_build.txt)" | tee -a "$summary"; exit 1; }
 
 if [[ $skip != *" 1 "* ]]; then
   (

@@ -12,7 +12,7 @@
 #   Writes OUTDIR/dropin_sequences_log.txt (the drop-in's log of every run).
 # Environment: DROPIN_TYPES (sdcz), DROPIN_INDICES (32,64), DROPIN_MODES
 #   (plain reuse); DROPIN_SMALL_TYPES/DROPIN_SMALL_INDICES for matrices named
-#   in DROPIN_BIG (landmark: d, 32).
+#   in DROPIN_BIG (default landmark G3_circuit: d, 32).
 set -uo pipefail
 bin=$1 lib=$2 out=$3
 shift 3
@@ -24,7 +24,7 @@ name_of() { case $1 in s) echo R_32F;; d) echo R_64F;; c) echo C_32F;; z) echo C
 for matrix in "$@"; do
   name=$(basename "$matrix"); name=${name%.gz}; name=${name%.mtx}
   types=${DROPIN_TYPES:-sdcz} indices=${DROPIN_INDICES:-32,64}
-  case " ${DROPIN_BIG:-landmark} " in
+  case " ${DROPIN_BIG:-landmark G3_circuit} " in
     *" $name "*) types=${DROPIN_SMALL_TYPES:-d} indices=${DROPIN_SMALL_INDICES:-32} ;;
   esac
   for mode in ${DROPIN_MODES:-plain reuse}; do

@@ -488,10 +488,14 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_copy(
     log.path("libspgemm", "reuse_copy before reuse_nnz");
     return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   }
-  *bufferSize5 = 0;  // no buffer: C's columns are written now, at the first call
+  *bufferSize5 = 0;  // no buffer: C's columns are written at the first call with C's arrays
   const MatInfo c = read_matrix(real(), matC);
   if (d->structure_done && c.columns == d->structure_columns)
     return log.finish(CUSPARSE_STATUS_SUCCESS);  // the size query already wrote them
+  if (!externalBuffer5 && d->nnz_c > 0 && (!c.columns || !c.values)) {
+    log.path("libspgemm", "size query before cusparseCsrSetPointers: C written at the next call");
+    return log.finish(CUSPARSE_STATUS_SUCCESS);
+  }
   if (!refresh_operands(*d, matA, matB)) {
     log.path("libspgemm", "A or B changed shape since workEstimation");
     return log.finish(CUSPARSE_STATUS_INVALID_VALUE);

@@ -232,6 +232,10 @@ void reuse_product(V beta_value) {
   CHECK(offsets == structure.offsets);  // written by reuse_nnz
   std::vector<I> columns(nnz, -1);
   std::vector<V> values(nnz, V(3));
+  // A size query before C's arrays are set answers 0 bytes and writes nothing.
+  REQUIRE(cusparseSpGEMMreuse_copy(handle, N, N, A, B, C, alg, sp, &s5, nullptr) ==
+          CUSPARSE_STATUS_SUCCESS);
+  CHECK(s5 == 0);
   REQUIRE(cusparseCsrSetPointers(C, offsets.data(), columns.data(), values.data()) ==
           CUSPARSE_STATUS_SUCCESS);
   REQUIRE(cusparseSpGEMMreuse_copy(handle, N, N, A, B, C, alg, sp, &s5, nullptr) ==

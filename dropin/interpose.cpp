@@ -61,12 +61,6 @@ size_t buffer_bytes(const Descr& d) {
   return round_up(d.workspace_bytes) + round_up((d.info_c.rows + 1) * d.offset_bytes) + kAlign;
 }
 
-// A real SpGEMM descriptor behind ours, for the calls that go to cuSPARSE.
-cusparseStatus_t ensure_real(Descr& d) {
-  if (d.real) return CUSPARSE_STATUS_SUCCESS;
-  return real().spgemm_create_descr(&d.real);
-}
-
 MemoryOps ops_for(cusparseHandle_t handle) {
   MemoryOps ops;
   ops.host = controls().test_host;
@@ -260,8 +254,6 @@ cusparseStatus_t fill(Descr& d, cusparseHandle_t handle, cusparseSpMatDescr_t C,
 #define FORWARD_IF_CUSPARSE_PATH(call, ...)                                    \
   if (d->path == Path::cusparse) {                                             \
     if (!log.has_reason()) log.path("cusparse", d->reason);                    \
-    if (cusparseStatus_t st = ensure_real(*d); st != CUSPARSE_STATUS_SUCCESS)  \
-      return log.finish(st);                                                   \
     return log.finish(real().call(__VA_ARGS__));                               \
   }
 
@@ -272,29 +264,32 @@ extern "C" {
 cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t* descr) {
   CallLog log(__func__);
   const Process& proc = process();
-  if (!proc.enabled) {
-    log.path("cusparse", "off");
-    return log.finish(real().spgemm_create_descr ? real().spgemm_create_descr(descr)
-                                                 : CUSPARSE_STATUS_NOT_INITIALIZED);
+  if (!real().spgemm_create_descr) return log.finish(CUSPARSE_STATUS_NOT_INITIALIZED);
+  // The program's handle is always a real descriptor (state kept beside it).
+  const cusparseStatus_t status = real().spgemm_create_descr(descr);
+  if (!proc.enabled || status != CUSPARSE_STATUS_SUCCESS) {
+    log.path("cusparse", proc.enabled ? "" : "off");
+    return log.finish(status);
   }
-  if (!descr) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   auto* d = new (std::nothrow) Descr;
-  if (!d) return log.finish(CUSPARSE_STATUS_ALLOC_FAILED);
+  if (!d) {
+    real().spgemm_destroy_descr(*descr);
+    *descr = nullptr;
+    return log.finish(CUSPARSE_STATUS_ALLOC_FAILED);
+  }
+  d->real = *descr;
   register_descr(d);
-  *descr = reinterpret_cast<cusparseSpGEMMDescr_t>(d);
   log.path("drop-in", "path decided at the first call");
   return log.finish(CUSPARSE_STATUS_SUCCESS);
 }
 
 cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr) {
   CallLog log(__func__);
-  FORWARD_IF_NOT_OURS(descr, spgemm_destroy_descr, descr)
-  cusparseStatus_t status = CUSPARSE_STATUS_SUCCESS;
-  if (d->real) status = real().spgemm_destroy_descr(d->real);
-  unregister_descr(d);
-  log.path(d->path == Path::libspgemm ? "libspgemm" : "cusparse");
+  Descr* d = process().enabled ? unregister_descr(descr) : nullptr;
+  log.path(d && d->path == Path::libspgemm ? "libspgemm" : "cusparse");
   delete d;
-  return log.finish(status);
+  if (!real().spgemm_destroy_descr) return log.finish(CUSPARSE_STATUS_NOT_INITIALIZED);
+  return log.finish(real().spgemm_destroy_descr(descr));
 }
 
 cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_workEstimation(
@@ -309,7 +304,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_workEstimation(
               plain_request(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg),
               log);
   FORWARD_IF_CUSPARSE_PATH(spgemm_work_estimation, handle, opA, opB, alpha, matA, matB, beta,
-                           matC, computeType, alg, d->real, bufferSize1, externalBuffer1)
+                           matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1)
   if (!bufferSize1) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   *bufferSize1 = 0;  // nothing to estimate: the plan's workspace goes in buffer2
   return log.finish(CUSPARSE_STATUS_SUCCESS);
@@ -319,7 +314,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t
                                                            int64_t* num_prods) {
   CallLog log(__func__);
   FORWARD_IF_NOT_OURS(spgemmDescr, spgemm_get_num_products, spgemmDescr, num_prods)
-  FORWARD_IF_CUSPARSE_PATH(spgemm_get_num_products, d->real, num_prods)
+  FORWARD_IF_CUSPARSE_PATH(spgemm_get_num_products, spgemmDescr, num_prods)
   if (!num_prods) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   if (d->path != Path::libspgemm) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   log.path("libspgemm", "products counted on the last stream used");
@@ -344,7 +339,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_estimateMemory(
                       beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3,
                       externalBuffer3, bufferSize2)
   FORWARD_IF_CUSPARSE_PATH(spgemm_estimate_memory, handle, opA, opB, alpha, matA, matB, beta,
-                           matC, computeType, alg, d->real, chunk_fraction, bufferSize3,
+                           matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3,
                            externalBuffer3, bufferSize2)
   // Only ALG2/ALG3 (which go to cuSPARSE) estimate memory; cuSPARSE refuses
   // the algorithms the drop-in takes.
@@ -364,7 +359,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_compute(
               plain_request(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg),
               log);
   FORWARD_IF_CUSPARSE_PATH(spgemm_compute, handle, opA, opB, alpha, matA, matB, beta, matC,
-                           computeType, alg, d->real, bufferSize2, externalBuffer2)
+                           computeType, alg, spgemmDescr, bufferSize2, externalBuffer2)
   log.path("libspgemm");
   if (!bufferSize2 || !alpha || !beta) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   cusparsePointerMode_t mode = CUSPARSE_POINTER_MODE_HOST;
@@ -399,7 +394,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_copy(
   FORWARD_IF_NOT_OURS(spgemmDescr, spgemm_copy, handle, opA, opB, alpha, matA, matB, beta, matC,
                       computeType, alg, spgemmDescr)
   FORWARD_IF_CUSPARSE_PATH(spgemm_copy, handle, opA, opB, alpha, matA, matB, beta, matC,
-                           computeType, alg, d->real)
+                           computeType, alg, spgemmDescr)
   log.path("libspgemm");
   if (d->path != Path::libspgemm || !d->symbolic_done) {
     log.path("libspgemm", "copy before compute");
@@ -423,7 +418,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_workEstimation(
                       alg, spgemmDescr, bufferSize1, externalBuffer1)
   decide_once(*d, handle, reuse_request(opA, opB, matA, matB, matC, alg), log);
   FORWARD_IF_CUSPARSE_PATH(reuse_work_estimation, handle, opA, opB, matA, matB, matC, alg,
-                           d->real, bufferSize1, externalBuffer1)
+                           spgemmDescr, bufferSize1, externalBuffer1)
   if (!bufferSize1) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
   *bufferSize1 = 0;  // the plan's workspace goes in buffer4, which lives to the end
   return log.finish(CUSPARSE_STATUS_SUCCESS);
@@ -440,7 +435,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_nnz(
                       spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3,
                       bufferSize4, externalBuffer4)
   decide_once(*d, handle, reuse_request(opA, opB, matA, matB, matC, alg), log);
-  FORWARD_IF_CUSPARSE_PATH(reuse_nnz, handle, opA, opB, matA, matB, matC, alg, d->real,
+  FORWARD_IF_CUSPARSE_PATH(reuse_nnz, handle, opA, opB, matA, matB, matC, alg, spgemmDescr,
                            bufferSize2, externalBuffer2, bufferSize3, externalBuffer3,
                            bufferSize4, externalBuffer4)
   log.path("libspgemm");
@@ -480,7 +475,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_copy(
   CallLog log(__func__);
   FORWARD_IF_NOT_OURS(spgemmDescr, reuse_copy, handle, opA, opB, matA, matB, matC, alg,
                       spgemmDescr, bufferSize5, externalBuffer5)
-  FORWARD_IF_CUSPARSE_PATH(reuse_copy, handle, opA, opB, matA, matB, matC, alg, d->real,
+  FORWARD_IF_CUSPARSE_PATH(reuse_copy, handle, opA, opB, matA, matB, matC, alg, spgemmDescr,
                            bufferSize5, externalBuffer5)
   log.path("libspgemm");
   if (!bufferSize5) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
@@ -520,7 +515,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_compute(
   FORWARD_IF_NOT_OURS(spgemmDescr, reuse_compute, handle, opA, opB, alpha, matA, matB, beta,
                       matC, computeType, alg, spgemmDescr)
   FORWARD_IF_CUSPARSE_PATH(reuse_compute, handle, opA, opB, alpha, matA, matB, beta, matC,
-                           computeType, alg, d->real)
+                           computeType, alg, spgemmDescr)
   log.path("libspgemm");
   if (d->path != Path::libspgemm || !d->structure_done) {
     log.path("libspgemm", "reuse_compute before reuse_copy");

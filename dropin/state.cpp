@@ -5,7 +5,6 @@
 
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace spgemm_dropin {
 namespace {
@@ -33,7 +32,7 @@ Process start() {
 
 struct Registry {
   std::mutex mutex;
-  std::unordered_set<Descr*> descrs;
+  std::unordered_map<cusparseSpGEMMDescr_t, Descr*> descrs;
   std::unordered_map<cusparseHandle_t, std::shared_ptr<LibHandle>> handles;
 };
 
@@ -80,26 +79,29 @@ Descr::~Descr() {
   spgemmDestroyMatrix(a);
   spgemmDestroyMatrix(b);
   spgemmDestroyMatrix(c);
-  magic = 0;
 }
 
 Descr* ours(cusparseSpGEMMDescr_t d) {
-  auto* candidate = reinterpret_cast<Descr*>(d);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  return r.descrs.count(candidate) ? candidate : nullptr;
+  auto it = r.descrs.find(d);
+  return it == r.descrs.end() ? nullptr : it->second;
 }
 
 void register_descr(Descr* d) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.descrs.insert(d);
+  r.descrs[d->real] = d;
 }
 
-void unregister_descr(Descr* d) {
+Descr* unregister_descr(cusparseSpGEMMDescr_t d) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.descrs.erase(d);
+  auto it = r.descrs.find(d);
+  if (it == r.descrs.end()) return nullptr;
+  Descr* state = it->second;
+  r.descrs.erase(it);
+  return state;
 }
 
 }  // namespace spgemm_dropin

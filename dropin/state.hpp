@@ -39,12 +39,14 @@ void forget_handle(cusparseHandle_t handle);
 
 enum class Path { undecided, cusparse, libspgemm };
 
+// The drop-in's state for one SpGEMM descriptor. The handle the program
+// holds is the real cuSPARSE descriptor itself (created by the real
+// cusparseSpGEMM_createDescr), so that a call reaching the real library by
+// another route still gets a valid descriptor; the state is found from it.
 struct Descr {
-  static constexpr uint64_t kMagic = 0x73706765'6d6d6475ULL;
-  uint64_t magic = kMagic;
+  cusparseSpGEMMDescr_t real = nullptr;  // the program's handle
   Path path = Path::undecided;
   std::string reason;
-  cusparseSpGEMMDescr_t real = nullptr;  // created at the first forwarded call
   Api api = Api::plain;
 
   // libspgemm side (path == libspgemm)
@@ -66,10 +68,10 @@ struct Descr {
   ~Descr();
 };
 
-// Our descriptor, if d is one (the registry is consulted: a descriptor that
-// the real cuSPARSE created is never read as ours).
+// The state of a descriptor created through the drop-in, or null (one the
+// program got from the real library by another route).
 Descr* ours(cusparseSpGEMMDescr_t d);
-void register_descr(Descr* d);
-void unregister_descr(Descr* d);
+void register_descr(Descr* d);          // keyed by d->real
+Descr* unregister_descr(cusparseSpGEMMDescr_t d);  // the state, no longer registered
 
 }  // namespace spgemm_dropin

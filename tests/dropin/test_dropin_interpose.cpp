@@ -127,7 +127,7 @@ int forwarded_spgemm_calls() {
   for (const char* f : {"cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute",
                         "cusparseSpGEMM_copy", "cusparseSpGEMMreuse_workEstimation",
                         "cusparseSpGEMMreuse_nnz", "cusparseSpGEMMreuse_copy",
-                        "cusparseSpGEMMreuse_compute", "cusparseSpGEMM_createDescr"})
+                        "cusparseSpGEMMreuse_compute"})
     n += stub_call_count(f);
   return n;
 }
@@ -148,7 +148,7 @@ void plain_product(int base) {
                             type_of<V>()) == CUSPARSE_STATUS_SUCCESS);
   cusparseSpGEMMDescr_t sp;
   REQUIRE(cusparseSpGEMM_createDescr(&sp) == CUSPARSE_STATUS_SUCCESS);
-  CHECK_FALSE(stub_is_stub_spgemm_descr(sp));
+  CHECK(stub_is_stub_spgemm_descr(sp));  // the program holds a real descriptor
   size_t size1 = 99, size2 = 0;
   const auto alg = CUSPARSE_SPGEMM_DEFAULT;
   REQUIRE(cusparseSpGEMM_workEstimation(handle, N, N, &alpha, A, B, &beta, C, type_of<V>(), alg,
@@ -187,7 +187,8 @@ void plain_product(int base) {
   for (int64_t i = 0; i < nnz; ++i) CHECK(close(values[i], expected.values[i]));
   CHECK(forwarded_spgemm_calls() == 0);
   REQUIRE(cusparseSpGEMM_destroyDescr(sp) == CUSPARSE_STATUS_SUCCESS);
-  CHECK(stub_call_count("cusparseSpGEMM_destroyDescr") == 0);
+  CHECK(stub_call_count("cusparseSpGEMM_destroyDescr") == 1);
+  CHECK(stub_last_call("cusparseSpGEMM_destroyDescr").descr == sp);
   cusparseDestroySpMat(A);
   cusparseDestroySpMat(B);
   cusparseDestroySpMat(C);
@@ -306,7 +307,7 @@ void expect_forwarded_plain(const Fallback& f, const char* reason) {
   CHECK(work.buffer == buffer);
   CHECK(work.alg == f.alg);
   CHECK(work.matC == C);
-  CHECK(stub_is_stub_spgemm_descr(work.descr));
+  CHECK(work.descr == sp);  // the program's handle is the real descriptor
   REQUIRE(cusparseSpGEMM_compute(handle, f.op_a, N, alpha, A, B, beta, C, f.type, f.alg, sp,
                                  &size, buffer) == CUSPARSE_STATUS_SUCCESS);
   CHECK(stub_last_call("cusparseSpGEMM_compute").descr == work.descr);
@@ -733,4 +734,22 @@ TEST_CASE("reuse_compute reads alpha and beta in device pointer mode", "[host]")
   cusparseDestroySpMat(A);
   cusparseDestroySpMat(C);
   cusparseDestroy(handle);
+}
+
+TEST_CASE("a descriptor the drop-in computes with is still a real one", "[host]") {
+  // A program that reaches the real library by another route (dlsym on its
+  // handle) with a descriptor created through the drop-in passes the real
+  // library a descriptor of its own.
+  stub_reset();
+  cusparseSpGEMMDescr_t sp;
+  REQUIRE(cusparseSpGEMM_createDescr(&sp) == CUSPARSE_STATUS_SUCCESS);
+  void* stub = dlopen("libcusparse_stub.so", RTLD_LAZY | RTLD_NOLOAD);
+  REQUIRE(stub);
+  auto products = reinterpret_cast<decltype(&cusparseSpGEMM_getNumProducts)>(
+      dlsym(stub, "cusparseSpGEMM_getNumProducts"));
+  int64_t n = 0;
+  REQUIRE(products(sp, &n) == CUSPARSE_STATUS_SUCCESS);
+  CHECK(stub_last_call("cusparseSpGEMM_getNumProducts").descr == sp);
+  CHECK(stub_is_stub_spgemm_descr(sp));
+  REQUIRE(cusparseSpGEMM_destroyDescr(sp) == CUSPARSE_STATUS_SUCCESS);
 }

@@ -100,14 +100,58 @@ std::string set_up(Descr& d, cusparseHandle_t handle, const Request& q) {
   return {};
 }
 
-// The decision at a descriptor's first call; sticks for its life.
-void decide_once(Descr& d, cusparseHandle_t handle, const Request& q, CallLog& log) {
-  if (d.path != Path::undecided) return;
+// A descriptor's libspgemm objects go, for a new product on it.
+void tear_down(Descr& d) {
+  spgemmPlanDestroy(d.plan);
+  spgemmDestroyMatrix(d.a);
+  spgemmDestroyMatrix(d.b);
+  spgemmDestroyMatrix(d.c);
+  d.plan = nullptr;
+  d.a = d.b = d.c = nullptr;
+  d.workspace = d.staging = nullptr;
+  d.workspace_bytes = 0;
+  d.nnz_c = -1;
+  d.symbolic_done = d.structure_done = false;
+  d.structure_columns = nullptr;
+  d.path = Path::undecided;
+}
+
+bool same_matrix(const MatInfo& x, const MatInfo& y, bool arrays) {
+  return x.readable == y.readable && x.format == y.format && x.batches == y.batches &&
+         x.rows == y.rows && x.cols == y.cols && x.offset_type == y.offset_type &&
+         x.index_type == y.index_type && x.base == y.base && x.value_type == y.value_type &&
+         (!arrays || (x.nnz == y.nnz && x.offsets == y.offsets && x.columns == y.columns &&
+                      x.values == y.values));
+}
+
+// The decision at a descriptor's first call, kept to the end of the product:
+// a workEstimation call (`restart`) on a descriptor that already computed a
+// product, or with other operands, an operation or algorithm, starts a new
+// product and decides again (the program's handle is the real descriptor, so
+// either path can follow).
+void decide_once(Descr& d, cusparseHandle_t handle, const Request& q, CallLog& log,
+                 bool restart = false) {
+  if (d.path != Path::undecided) {
+    const bool same = d.api == q.api && d.alg == q.alg && d.op_a == q.op_a && d.op_b == q.op_b &&
+                      same_matrix(d.info_a, q.a, true) && same_matrix(d.info_b, q.b, true) &&
+                      same_matrix(d.info_c, q.c, false);
+    if (!restart || (same && !d.symbolic_done)) return;
+    tear_down(d);
+  }
   d.api = q.api;
+  d.alg = q.alg;
+  d.op_a = q.op_a;
+  d.op_b = q.op_b;
+  d.info_a = q.a;
+  d.info_b = q.b;
+  d.info_c = q.c;
   Decision decision = decide(q);
   if (decision.take) {
     std::string why = set_up(d, handle, q);
-    if (!why.empty()) decision = Decision{false, why};
+    if (!why.empty()) {
+      tear_down(d);
+      decision = Decision{false, why};
+    }
   }
   d.path = decision.take ? Path::libspgemm : Path::cusparse;
   d.reason = decision.reason;
@@ -302,7 +346,7 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMM_workEstimation(
                       beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1)
   decide_once(*d, handle,
               plain_request(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg),
-              log);
+              log, /*restart=*/true);
   FORWARD_IF_CUSPARSE_PATH(spgemm_work_estimation, handle, opA, opB, alpha, matA, matB, beta,
                            matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1)
   if (!bufferSize1) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);
@@ -416,7 +460,8 @@ cusparseStatus_t CUSPARSEAPI cusparseSpGEMMreuse_workEstimation(
   CallLog log(__func__);
   FORWARD_IF_NOT_OURS(spgemmDescr, reuse_work_estimation, handle, opA, opB, matA, matB, matC,
                       alg, spgemmDescr, bufferSize1, externalBuffer1)
-  decide_once(*d, handle, reuse_request(opA, opB, matA, matB, matC, alg), log);
+  decide_once(*d, handle, reuse_request(opA, opB, matA, matB, matC, alg), log,
+              /*restart=*/true);
   FORWARD_IF_CUSPARSE_PATH(reuse_work_estimation, handle, opA, opB, matA, matB, matC, alg,
                            spgemmDescr, bufferSize1, externalBuffer1)
   if (!bufferSize1) return log.finish(CUSPARSE_STATUS_INVALID_VALUE);

@@ -47,7 +47,11 @@ struct Descr {
   cusparseSpGEMMDescr_t real = nullptr;  // the program's handle
   Path path = Path::undecided;
   std::string reason;
+  // the product decided on
   Api api = Api::plain;
+  cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+  cusparseOperation_t op_a = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  cusparseOperation_t op_b = CUSPARSE_OPERATION_NON_TRANSPOSE;
 
   // libspgemm side (path == libspgemm)
   std::shared_ptr<LibHandle> lib;
@@ -56,7 +60,7 @@ struct Descr {
   size_t workspace_bytes = 0;      // spgemmPlanGetWorkspaceSize
   void* workspace = nullptr;       // the buffer given to the plan (aligned)
   void* staging = nullptr;         // C's row offsets between symbolic and copy
-  MatInfo info_a, info_b, info_c;  // as read at the decision
+  MatInfo info_a, info_b, info_c;  // as read at the decision (both paths)
   cudaDataType type = CUDA_R_32F;
   size_t offset_bytes = 4;
   int64_t nnz_c = -1;              // after symbolic

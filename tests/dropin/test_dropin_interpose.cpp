@@ -753,3 +753,53 @@ TEST_CASE("a descriptor the drop-in computes with is still a real one", "[host]"
   CHECK(stub_is_stub_spgemm_descr(sp));
   REQUIRE(cusparseSpGEMM_destroyDescr(sp) == CUSPARSE_STATUS_SUCCESS);
 }
+
+TEST_CASE("one descriptor, two products: a workEstimation starts the second", "[host]") {
+  using V = double;
+  using I = int32_t;
+  stub_reset();
+  cusparseHandle_t handle;
+  cusparseCreate(&handle);
+  cusparseSpGEMMDescr_t sp;
+  cusparseSpGEMM_createDescr(&sp);
+  const V alpha = 1, beta = 0;
+  for (int round = 0; round < 3; ++round) {
+    auto a = sample<V, I>(4 + 3 * round, 5 + round, round, 0);
+    auto b = sample<V, I>(5 + round, 6 + 2 * round, round + 1, 0);
+    // the last round asks for ALG2: cuSPARSE's, on the same descriptor
+    const auto alg = round == 2 ? CUSPARSE_SPGEMM_ALG2 : CUSPARSE_SPGEMM_DEFAULT;
+    cusparseSpMatDescr_t A = describe(a), B = describe(b), C = nullptr;
+    cusparseCreateCsr(&C, a.rows, b.cols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+    size_t s1 = 0, s2 = 0;
+    REQUIRE(cusparseSpGEMM_workEstimation(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg,
+                                          sp, &s1, nullptr) == CUSPARSE_STATUS_SUCCESS);
+    REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp,
+                                   &s2, nullptr) == CUSPARSE_STATUS_SUCCESS);
+    std::vector<char> buffer2(s2);
+    REQUIRE(cusparseSpGEMM_compute(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp,
+                                   &s2, buffer2.data()) == CUSPARSE_STATUS_SUCCESS);
+    if (round < 2) {
+      CHECK(forwarded_spgemm_calls() == 0);
+      int64_t rows, cols, nnz;
+      cusparseSpMatGetSize(C, &rows, &cols, &nnz);
+      const auto expected = reference(a, b, alpha);
+      REQUIRE(nnz == static_cast<int64_t>(expected.columns.size()));
+      std::vector<I> offsets(a.rows + 1), columns(nnz);
+      std::vector<V> values(nnz);
+      cusparseCsrSetPointers(C, offsets.data(), columns.data(), values.data());
+      REQUIRE(cusparseSpGEMM_copy(handle, N, N, &alpha, A, B, &beta, C, CUDA_R_64F, alg, sp) ==
+              CUSPARSE_STATUS_SUCCESS);
+      CHECK(offsets == expected.offsets);
+      CHECK(columns == expected.columns);
+    } else {
+      CHECK(stub_call_count("cusparseSpGEMM_workEstimation") == 1);
+      CHECK(stub_last_call("cusparseSpGEMM_compute").descr == sp);
+    }
+    cusparseDestroySpMat(A);
+    cusparseDestroySpMat(B);
+    cusparseDestroySpMat(C);
+  }
+  cusparseSpGEMM_destroyDescr(sp);
+  cusparseDestroy(handle);
+}

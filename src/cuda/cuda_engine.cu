@@ -195,8 +195,9 @@ class CudaEngine final : public Engine {
 
   int64_t nnz_lower_bound(const Operands& in, int64_t limit) override {
     // nnz(C) is at most the products' count: where analyze read it back and
-    // it fits, no pass is needed (the pass's kernel alone took 21 us on
-    // stencil27:64 and 41 us on uniform:500000:8, one H100, Nsight Compute)
+    // it fits, no pass is needed (the pass and its readback cost 60 us of
+    // uniform:500000:8's 0.87 ms pipeline and 95 us of powerlaw:100000's
+    // 0.29, one H100, spgemm-bench with the pass run and spared)
     for (const long long products : {known_products_, checked_products_})
       if (products >= 0 && products <= limit) return 0;
     return cuda::nnz_lower_bound<Offset, Col>(ctx_, in);

@@ -88,9 +88,9 @@ class Engine {
   virtual void analyze(const Operands& in, const CheckedOperand* checks, int count) = 0;
   // A lower bound of nnz(C) in O(nnz(A)): each row of C has at least as many
   // entries as the longest row of B that its row of A names, and as its row
-  // of D. The plan asks for it before a symbolic phase whose nnz(C) could
-  // exceed C's offset type, and refuses the product at once if the bound
-  // does (the symbolic phase of such a product can take hours: a 2M x 1
+  // of D. With input checks on, the plan asks for it before a symbolic phase
+  // whose nnz(C) could exceed C's offset type, and refuses the product at
+  // once if the bound does (the symbolic phase of such a product can take hours: a 2M x 1
   // times 1 x 2M product has 4e12 entries to count). An engine that already
   // knows nnz(C) <= limit may return 0 instead.
   virtual int64_t nnz_lower_bound(const Operands& in, int64_t limit) = 0;

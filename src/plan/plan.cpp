@@ -240,8 +240,11 @@ void Plan::require_disjoint_output(bool c_entries) const {
 }
 
 void Plan::refuse_overflow() {
-  // Below rows x cols entries C fits whatever its entries (no bound needed:
-  // always with 64-bit offsets, whose limit rows x cols < 2^62 never reaches).
+  // A pass over A like the input checks', and turned off with them (on the
+  // GPU, with checks on, the products' total read back with their verdict
+  // usually spares it: CudaEngine::nnz_lower_bound). Below rows x cols
+  // entries C fits whatever its entries: always with 64-bit offsets.
+  if (!ctx_->input_checks()) return;
   const double most = static_cast<double>(C_->rows) * static_cast<double>(C_->cols);
   if (most <= static_cast<double>(max_nnz(*C_))) return;
   const int64_t bound = engine_->nnz_lower_bound(operands(), max_nnz(*C_));

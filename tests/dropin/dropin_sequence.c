@@ -214,6 +214,9 @@ static void* upload_index(const int64_t* src, int64_t n, int bytes) {
   void* d = NULL;
   CUDA_OK(cudaMalloc(&d, (size_t)(n ? n : 1) * (size_t)bytes));
   CUDA_OK(cudaMemcpy(d, h, (size_t)n * (size_t)bytes, cudaMemcpyHostToDevice));
+  /* a copy from pageable memory may still be in flight when cudaMemcpy
+     returns; the sequences read it on a non-blocking stream */
+  CUDA_OK(cudaDeviceSynchronize());
   free(h);
   return d;
 }
@@ -224,6 +227,7 @@ static void* upload_values(const double* src, int64_t n, cudaDataType t, double 
   void* d = NULL;
   CUDA_OK(cudaMalloc(&d, (size_t)(n ? n : 1) * value_size(t)));
   CUDA_OK(cudaMemcpy(d, h, (size_t)n * value_size(t), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());  /* (as upload_index) */
   free(h);
   return d;
 }

@@ -48,8 +48,9 @@ struct CsrDefects {
 // kLastOffset names; reading nnz columns to find it would read past them.
 template <class Offset>
 SPGEMM_HD inline int64_t checked_entries(int64_t nnz, Offset last, int64_t base) {
+  if (static_cast<int64_t>(last) < base) return 0;  // (last - base could overflow)
   const int64_t held = static_cast<int64_t>(last) - base;
-  return held < 0 ? 0 : (held < nnz ? held : nnz);
+  return held < nnz ? held : nnz;
 }
 
 // Visits position i (0 <= i < max(rows + 1, entries)) and reports each

@@ -67,16 +67,28 @@ void fill_contents(Bytes& in, Operand& m, int64_t rows, int64_t cols) {
 
 // Breaks m's CSR structure in one of the ways the input checks must refuse,
 // or makes one of its arrays NULL (refused since before the input checks, so
-// also in valid-only mode). Half of the choices leave m alone.
+// also in valid-only mode). Seven of the sixteen choices leave m alone.
 void add_defect(Bytes& in, Operand& m) {
   const uint8_t kind = in.u8() % 16;
-  if (kind < 8 || (!g_invalid_structures && kind != 15)) return;
+  if (kind < 7 || (!g_invalid_structures && kind != 15)) return;
   const auto nnz = static_cast<int64_t>(m.col.size());
   const int64_t base = m.decl.base;
   const int64_t small = 1 + in.below(3);
   const bool flag = in.u8() % 2;
   const spgemmIndexType_t ot = m.decl.offset_type, it = m.decl.index_type;
   switch (kind) {
+    case 7: {  // lying nnz: the descriptor declares more entries than the arrays hold
+      // The offsets end at what the arrays hold and the arrays are allocated
+      // to exactly that (Operand::store), so ASan sees any read past them.
+      // Only ever with the input checks on (op_input_checks turns them off
+      // only for valid contents, which these never become again): without
+      // them the behaviour is undefined.
+      const uint8_t how = in.u8() % 3;
+      m.decl.nnz = how == 0   ? nnz + small
+                   : how == 1 ? type_max(ot) - base  // the most the offset type accepts
+                              : nnz + (is64(ot) ? int64_t{1} << 36 : 64 * small);
+      break;
+    }
     case 8:  // offsets[0] != base
       m.offsets[0] = flag ? base + small : base - small;
       break;

@@ -155,6 +155,7 @@ class Session {
     add_descriptor_variant(in_, B_.decl);
     add_descriptor_variant(in_, c_decl_);
     if (has_d_) add_descriptor_variant(in_, D_.decl);
+    for (Operand* op : {&A_, &B_, &D_}) hold_what_offsets_promise(*op);
     compute_ = type_;
     if (in_.u8() >= 0xF0) {  // another compute type
       const uint8_t v = in_.u8();
@@ -171,8 +172,7 @@ class Session {
       if (!alias_) describe(B_);
       if (has_d_) describe(D_);
       for (const Operand* op : inputs())
-        if (op->decl.nnz > static_cast<int64_t>(op->col.size()) &&
-            op->offsets.back() == static_cast<int64_t>(op->col.size()) + op->decl.base)
+        if (op->lying_nnz && op->decl.nnz > static_cast<int64_t>(op->col.size()))
           std::fprintf(stderr, "shape: lying nnz, %s declares %lld entries, its arrays hold %zu\n",
                        op->label, static_cast<long long>(op->decl.nnz), op->col.size());
       std::fprintf(stderr, "C: %lld x %lld; ops %d %d; compute type %d%s\n",

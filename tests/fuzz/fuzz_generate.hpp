@@ -87,6 +87,7 @@ void add_defect(Bytes& in, Operand& m) {
       m.decl.nnz = how == 0   ? nnz + small
                    : how == 1 ? type_max(ot) - base  // the most the offset type accepts
                               : nnz + (is64(ot) ? int64_t{1} << 36 : 64 * small);
+      m.lying_nnz = true;
       break;
     }
     case 8:  // offsets[0] != base
@@ -125,6 +126,22 @@ void add_defect(Bytes& in, Operand& m) {
       m.null_val = which == 2;
     }
   }
+}
+
+// A lying nnz (add_defect) leaves the arrays holding what the offsets end
+// at; a descriptor variant that then changes the declared index base from
+// one to zero makes the last offset, read with that base, promise one entry
+// more. The checks read min(nnz, rowOffsets[rows] - base) column indices
+// (docs/reliability.md): arrays shorter than that, with nnz at least as
+// large, are undefined behaviour, which the fuzzer must not produce. The
+// arrays get the entries the offsets promise (columns at the base, values 1).
+void hold_what_offsets_promise(Operand& m) {
+  if (!m.lying_nnz) return;
+  const int64_t last = as_stored(m.offsets.back(), m.decl.offset_type) - m.decl.base;
+  const int64_t promised = std::min(m.decl.nnz, last);
+  if (promised <= static_cast<int64_t>(m.col.size())) return;
+  m.col.resize(static_cast<size_t>(promised), m.decl.base);
+  m.val.resize(static_cast<size_t>(promised), 1.0);
 }
 
 // Valid contents with exactly nnz entries (a descriptor's nnz cannot change

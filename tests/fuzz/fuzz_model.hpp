@@ -220,6 +220,7 @@ struct Operand {
   std::vector<double> val;
   Decl decl;
   bool null_offsets = false, null_col = false, null_val = false;
+  bool lying_nnz = false;  // decl.nnz made larger than the arrays (add_defect)
   Exact<int32_t> off32, col32;
   Exact<int64_t> off64, col64;
   Exact<float> f32;

@@ -9,19 +9,32 @@
 //     up to 509), A, B and D in CSR with unsorted rows and repeated columns,
 //     possibly broken on purpose (row offsets not starting at the base,
 //     decreasing or disagreeing with nnz, columns out of range, extreme
-//     values, NULL arrays), descriptors with unknown, unsupported or
-//     mismatched types and layouts, bad sizes, mismatched shapes or memory
-//     types, D missing or equal to C;
+//     values, NULL arrays; a lying nnz: a descriptor declaring more entries,
+//     up to 2^36 or the offset type's limit, than its offsets end at and its
+//     arrays, allocated to exactly that, hold), descriptors with unknown,
+//     unsupported or mismatched types and layouts, bad sizes, mismatched
+//     shapes or memory types, D missing or equal to C;
 //   - the calls: analyze / symbolic / numeric in any order and any number of
 //     times, with NULL or foreign handles and plans and NULL outputs, new
 //     values, moved or NULL arrays, memory-type changes, input checks off and
 //     on, a device allocator, queries, workspace sizes and buffers, plans
-//     re-created, handles and plans destroyed in odd orders.
+//     re-created, handles and plans destroyed in odd orders;
+//   - hostile calls (docs/reliability.md, "Hostile input"): aliasing (C's
+//     row offsets, column indices or values set into A's, B's or D's arrays,
+//     or C's column indices or values into another array of C's: refused by
+//     symbolic for C's row offsets, by numeric for all three); shared
+//     descriptors (A or B passed as C to spgemmPlanCreate; a second plan on
+//     C's descriptor, on other operands or on C's own structure with its rows
+//     rotated, whose symbolic phase runs after the first plan's: the first
+//     plan's numeric is refused for another nnz(C), and for rows that
+//     disagree with C's row offsets); destroyed owners (the plan's handle
+//     destroyed and a new one, often at its address, used with the plan).
 // A small model of the documented behaviour (docs/api.md, spgemm.h) predicts
 // every status, and the target traps (a "crash" for libFuzzer) when
 //   - a status is not an enumerated spgemmStatus_t, or not the predicted one;
 //   - a failed call leaves no "<function>: <detail>" last-error message, or
-//     wrote its output argument, or (symbolic) C's row offsets;
+//     wrote its output argument, or (symbolic) C's row offsets; or a hostile
+//     call was refused for another reason than its own;
 //   - a successful symbolic or numeric phase disagrees with the serial oracle
 //     (tests/support/reference.hpp, which sums repeated entries), compared
 //     with compare_csr; or numeric, repeated on the same values, does not
@@ -55,6 +68,13 @@
 #include "fuzz_generate.hpp"
 #include "fuzz_model.hpp"
 #include "reference.hpp"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/allocator_interface.h>  // __sanitizer_purge_allocator
+#define SPGEMM_FUZZ_ASAN 1
+#endif
+#endif
 
 namespace {
 
@@ -136,6 +156,7 @@ class Scenario {
     add_descriptor_variant(in_, B_.decl);
     add_descriptor_variant(in_, c_decl_);
     if (has_d_) add_descriptor_variant(in_, D_.decl);
+    for (Operand* op : {&A_, &B_, &D_}) hold_what_offsets_promise(*op);
     compute_ = type_;
     if (in_.u8() >= 0xF0) {  // another compute type
       const uint8_t v = in_.u8();
@@ -151,6 +172,10 @@ class Scenario {
       describe(A_);
       if (!alias_) describe(B_);
       if (has_d_) describe(D_);
+      for (const Operand* op : inputs())
+        if (op->lying_nnz && op->decl.nnz > static_cast<int64_t>(op->col.size()))
+          std::fprintf(stderr, "shape: lying nnz, %s declares %lld entries, its arrays hold %zu\n",
+                       op->label, static_cast<long long>(op->decl.nnz), op->col.size());
       std::fprintf(stderr, "C: %lld x %lld; ops %d %d; compute type %d%s\n",
                    static_cast<long long>(c_decl_.rows), static_cast<long long>(c_decl_.cols),
                    static_cast<int>(op_a_), static_cast<int>(op_b_), static_cast<int>(compute_),
@@ -279,18 +304,24 @@ class Scenario {
   }
 
   // spgemmPlanCreate's (and ...WithAddend's) checks, in the order of
-  // docs/api.md and src/plan.
-  Expect expect_plan_create(spgemmHandle_t h, bool null_out) const {
+  // docs/api.md and src/plan; as_c: the descriptor passed as C (kA or kB:
+  // refused once the layouts are checked, the product is not in place).
+  Expect expect_plan_create(spgemmHandle_t h, bool null_out, int as_c = kC,
+                            bool* refused_as_c = nullptr) const {
     if (has_d_ && !d_arg()) return SPGEMM_STATUS_NOT_INITIALIZED;
     if (!h) return SPGEMM_STATUS_NOT_INITIALIZED;
     if (null_out) return SPGEMM_STATUS_INVALID_VALUE;
-    if (!A_.desc || !B_.desc || !dc_) return SPGEMM_STATUS_NOT_INITIALIZED;
+    if (!A_.desc || !B_.desc || !desc(as_c)) return SPGEMM_STATUS_NOT_INITIALIZED;
     if (!known_op(op_a_) || !known_op(op_b_) || !listed_type(compute_))
       return SPGEMM_STATUS_INVALID_VALUE;
-    for (int i : {kA, kB, kC})
+    for (int i : {int{kA}, int{kB}, as_c})
       if (decl(i).value_type != compute_) return SPGEMM_STATUS_NOT_SUPPORTED;
-    for (int i : {kA, kB, kC})
+    for (int i : {int{kA}, int{kB}, as_c})
       if (!layout_status(decl(i)).ok()) return layout_status(decl(i));
+    if (as_c != kC) {
+      if (refused_as_c) *refused_as_c = true;
+      return SPGEMM_STATUS_INVALID_VALUE;
+    }
     if (has_d_) {
       if (d_arg() == dc_) return SPGEMM_STATUS_INVALID_VALUE;
       if (D_.decl.value_type != compute_) return SPGEMM_STATUS_NOT_SUPPORTED;
@@ -327,10 +358,12 @@ class Scenario {
     if (v == 7) return {owner, nullptr};
     return {owner, plan_};
   }
-  // require_plan(): the checks every phase starts with.
+  // require_plan(): the checks every phase starts with. A plan whose handle
+  // was destroyed belongs to no handle there is now (not even to one made
+  // at the same address).
   Expect expect_args(const Args& a) const {
     if (!a.handle || !a.plan) return SPGEMM_STATUS_NOT_INITIALIZED;
-    if (a.handle != handle_[plan_owner_]) return SPGEMM_STATUS_INVALID_VALUE;
+    if (owner_destroyed_ || a.handle != handle_[plan_owner_]) return SPGEMM_STATUS_INVALID_VALUE;
     return SPGEMM_STATUS_SUCCESS;
   }
   // What every phase refuses whatever the input checks: memory types changed
@@ -354,6 +387,52 @@ class Scenario {
     for (const Operand* op : inputs())
       if (!op->contents_valid()) return false;
     return true;
+  }
+
+  // Whether an array of C as published overlaps an array of A, B or D, or
+  // (entries: numeric, C's column indices and values counted too) another
+  // of C's, each array as its descriptor declares it. Only asked once the
+  // memory types are all host (inputs_refused() is false).
+  bool c_overlaps(bool entries) const {
+    std::vector<Span> in;
+    for (const Operand* op : inputs())
+      for (const Span& x : op->spans()) in.push_back(x);
+    std::vector<Span> out = {
+        span_of(c_.off, c_decl_.rows + 1, index_bytes(c_decl_.offset_type))};
+    if (entries) {
+      out.push_back(span_of(c_.col, c_nnz_, index_bytes(c_decl_.index_type)));
+      out.push_back(span_of(c_.val, c_nnz_, value_bytes(c_decl_.value_type)));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      for (const Span& x : in)
+        if (out[i].overlaps(x)) return true;
+      for (size_t j = 0; j < i; ++j)
+        if (out[i].overlaps(out[j])) return true;
+    }
+    return false;
+  }
+
+  // The host numeric phase writes a row only where C's row offsets hold
+  // exactly its entries, inside nnz(C): false if some row of this plan's
+  // product disagrees with the offsets in C (another plan's symbolic phase
+  // wrote them). Only asked with valid contents and C's offsets set.
+  bool rows_agree_with_c() const {
+    if (!c_offsets_foreign_) return true;  // this plan's symbolic wrote them, checked then
+    const std::vector<int32_t> want = float_product() ? reference<float>(1, 1).C.row_offsets
+                                                      : reference<double>(1, 1).C.row_offsets;
+    for (int64_t r = 0; r < c_rows(); ++r) {
+      const int64_t begin = c_.offset(c_decl_, r) - c_decl_.base;
+      const int64_t end = c_.offset(c_decl_, r + 1) - c_decl_.base;
+      if (begin < 0 || end - begin != want[r + 1] - want[r] || end > c_nnz_) return false;
+    }
+    return true;
+  }
+
+  void check_message_has(const char* function, const char* part) const {
+    const std::string message = spgemmGetLastErrorMessage();
+    FUZZ_CHECK(message.find(part) != std::string::npos,
+               std::string(function) + " was refused for another reason than \"" + part +
+                   "\": " + message);
   }
 
   void check_inputs_untouched(const char* after) const {
@@ -384,7 +463,7 @@ class Scenario {
 
   // One call decoded from the input; false ends the sequence.
   bool step() {
-    switch (in_.u8() % 16) {
+    switch (in_.u8() % 20) {
       case 0: op_product(); break;  // what an empty input does
       case 1: op_analyze(); break;
       case 2: op_symbolic(); break;
@@ -400,7 +479,11 @@ class Scenario {
       case 12: op_queries(); break;
       case 13: op_recreate_plan(); break;
       case 14: op_destroy_plan(); break;
-      default: return op_destroy_handle_early();
+      case 15: return op_destroy_handle_early();
+      case 16: op_alias_c(); break;
+      case 17: op_operand_as_c(); break;
+      case 18: op_second_plan(); break;
+      default: op_destroyed_owner(); break;
     }
     return true;
   }
@@ -418,7 +501,10 @@ class Scenario {
 
   void op_analyze() {
     trace("analyze");
-    const Args a = pick_args();
+    analyze(pick_args());
+  }
+
+  void analyze(const Args& a) {
     Expect e = expect_args(a);
     if (e.ok() && !inputs_refused()) analysis_begun_ = true;  // a failed input check too
     const Operand* bad = nullptr;
@@ -446,11 +532,17 @@ class Scenario {
     if (e.ok() && !null_out && !inputs_refused() && c_.off && stage_ == Stage::created)
       analysis_begun_ = true;  // the implicit spgemmAnalyze
     const Operand* bad = nullptr;
+    bool overlap = false;
     if (e.ok() && (null_out || inputs_refused() || !c_.off)) {
       e = SPGEMM_STATUS_INVALID_VALUE;
     } else if (e.ok() && stage_ == Stage::created && (bad = refused_structure()) != nullptr) {
       e = SPGEMM_STATUS_INVALID_VALUE;  // the implicit spgemmAnalyze
+    } else if (e.ok() && (overlap = c_overlaps(false))) {
+      e = SPGEMM_STATUS_INVALID_VALUE;  // C's row offsets in an operand's arrays
     }
+    // (the model's own consistency: a symbolic phase expected to write C's
+    // row offsets while they point into an operand's array)
+    FUZZ_CHECK(!e.ok() || !c_alias_[0], "fuzz model: symbolic expected to write into an operand");
     // Poison C's offsets: a failed call must leave them alone (they are put
     // back afterwards: an earlier symbolic's offsets stay valid), a successful
     // one must write every one of them.
@@ -471,10 +563,18 @@ class Scenario {
       std::copy(saved32.begin(), saved32.end(), c_.off32.data());
       std::copy(saved64.begin(), saved64.end(), c_.off64.data());
       if (bad) check_names_operand("spgemmSymbolic", *bad);
+      if (overlap) {
+        trace("shape: aliasing refused by symbolic");
+        check_message_has("spgemmSymbolic", "C's rowOffsets overlaps");
+        // the implicit analysis ran before C's arrays were compared
+        if (stage_ == Stage::created) stage_ = Stage::analyzed;
+      }
       return s;
     }
     stage_ = Stage::symbolic_done;
     c_nnz_ = nnz;
+    plan_nnz_ = nnz;
+    c_offsets_foreign_ = false;
     check_structure_of_c(nnz);
     int64_t described = -1;
     CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrGet, dc_, nullptr, nullptr, &described, nullptr, nullptr,
@@ -529,6 +629,23 @@ class Scenario {
       e = c_rows() > 0 ? Expect(SPGEMM_STATUS_INVALID_VALUE)
                        : Expect(SPGEMM_STATUS_INVALID_VALUE) | Expect(SPGEMM_STATUS_SUCCESS);
     }
+    // Then what another plan on C's descriptor, or C's arrays set into
+    // others, make of C (none of which can happen with no rows).
+    const char* refusal = nullptr;  // the part of the message that says why
+    const char* shape = nullptr;    // for SPGEMM_FUZZ_TRACE
+    if (e.ok() && c_nnz_ != plan_nnz_) {
+      refusal = "is C's descriptor shared with another plan?";
+      shape = "shape: shared C, numeric refused for another nnz(C)";
+    } else if (e.ok() && c_overlaps(true)) {
+      refusal = "overlaps";
+      shape = "shape: aliasing refused by numeric";
+    } else if (e.ok() && !rows_agree_with_c()) {
+      refusal = "entries but its row offsets give it";
+      shape = "shape: shared C, numeric refused for a row";
+    }
+    if (refusal) e = SPGEMM_STATUS_INVALID_VALUE;
+    FUZZ_CHECK(!e.ok() || c_nnz_ == 0 || (!c_alias_[1] && !c_alias_[2]),
+               "fuzz model: numeric expected to write into an array that is not C's");
     // Poison C's columns and values: a successful call must write them all.
     std::fill(c_.col32.data(), c_.col32.data() + c_.col32.size(), INT32_MAX);
     std::fill(c_.col64.data(), c_.col64.data() + c_.col64.size(), INT64_MAX);
@@ -546,6 +663,10 @@ class Scenario {
         with_addend ? CALL(e, spgemmNumericWithAddend, a.handle, a.plan, alpha_ptr, beta_ptr)
                     : CALL(e, spgemmNumeric, a.handle, a.plan, alpha_ptr);
     check_inputs_untouched("spgemmNumeric");
+    if (refusal) {
+      trace(shape);
+      check_message_has(with_addend ? "spgemmNumericWithAddend" : "spgemmNumeric", refusal);
+    }
     if (s != SPGEMM_STATUS_SUCCESS) return;
     if (float_product())
       check_product<float>(c_.f32, alpha, beta);
@@ -614,6 +735,7 @@ class Scenario {
     set_c_arrays(in_.u8() % 4 == 3);
   }
   void set_c_arrays(bool null_arrays) {
+    drop_c_aliases();  // they may point into the arrays replaced here
     // nnz(C) of a real product is at most 509 * 509; larger (declared) values
     // belong to descriptors no plan accepts and get no arrays
     const size_t n = c_nnz_ >= 0 && c_nnz_ <= (1 << 20) ? static_cast<size_t>(c_nnz_) : 0;
@@ -633,6 +755,7 @@ class Scenario {
   void op_move_c_offsets() {
     trace("move C offsets");
     const bool to_null = in_.u8() % 4 == 3;
+    drop_c_aliases();  // they may point into the arrays replaced here
     Exact<int32_t> moved32(c_.off32.size());
     Exact<int64_t> moved64(c_.off64.size());
     std::copy(c_.off32.data(), c_.off32.data() + c_.off32.size(), moved32.data());
@@ -677,6 +800,7 @@ class Scenario {
     op.null_val = v == 5;
     op.store();
     publish(op);
+    drop_c_aliases();  // they may point into the arrays just freed
   }
 
   void publish(Operand& op) {
@@ -701,6 +825,7 @@ class Scenario {
       op.null_offsets = op.null_col = op.null_val = false;
       op.store();
       publish(op);
+      drop_c_aliases();  // they may point into the arrays just freed
       ++contents_version_;
     }
   }
@@ -990,6 +1115,261 @@ class Scenario {
     plan_ = p;
     stage_ = Stage::created;
     analysis_begun_ = false;
+    owner_destroyed_ = false;
+  }
+
+  // ---- hostile calls (docs/reliability.md, "Hostile input") -----------------------
+
+  // Aliasing: some of C's arrays set (spgemmCsrSetPointers) into an array of
+  // A, B or D, or C's column indices or values into another array of C's,
+  // at a 16-byte multiple inside what that array both declares and has
+  // allocated (so the declared spans overlap whatever nnz(C) comes, unless
+  // C's column indices and values have none). The library must refuse
+  // every phase that would write there (see c_overlaps) and never write
+  // into A, B or D; C's own arrays come back when an array pointed into
+  // moves (drop_c_aliases).
+  void op_alias_c() {
+    trace("alias C");
+    const uint8_t v = in_.u8();
+    const int mask = v % 7 + 1;  // which of C's row offsets, column indices, values
+    struct Target {
+      void* p;
+      size_t bytes;
+    };
+    std::vector<Target> operand_arrays;
+    for (const Operand* op : inputs())
+      for (int k = 0; k < 3; ++k) {
+        const void* p = k == 0 ? op->offsets_ptr() : k == 1 ? op->col_ptr() : op->val_ptr();
+        if (const size_t room = op->overlap_room(k))
+          operand_arrays.push_back({const_cast<void*>(p), room});
+      }
+    for (int k = 0; k < 3; ++k) {
+      if (!((mask >> k) & 1)) continue;
+      std::vector<Target> targets = operand_arrays;
+      // C's row offsets only into the operands (symbolic writes them where
+      // they are unless they overlap an operand's array); the others also
+      // into another of C's own arrays
+      if (k >= 1) {
+        targets.push_back({c_.offsets_of(c_decl_),
+                           c_.off32.size() * index_bytes(c_decl_.offset_type)});
+        if (k == 1) targets.push_back({own_c_values(), c_.col32.size() * value_bytes(compute_)});
+        if (k == 2)
+          targets.push_back(
+              {c_.columns_of(c_decl_), c_.col32.size() * index_bytes(c_decl_.index_type)});
+      }
+      targets.erase(std::remove_if(targets.begin(), targets.end(),
+                                   [](const Target& t) { return t.bytes == 0; }),
+                    targets.end());
+      if (targets.empty()) continue;
+      const Target& t = targets[in_.u8() % targets.size()];
+      void* const p = static_cast<unsigned char*>(t.p) + 16 * (in_.u8() % ((t.bytes + 15) / 16));
+      (k == 0 ? c_.off : k == 1 ? c_.col : c_.val) = p;
+      c_alias_[k] = true;
+    }
+    if (g_trace)
+      std::fprintf(stderr, "shape: aliasing, C's arrays %s%s%s set into others\n",
+                   c_alias_[0] ? "rowOffsets " : "", c_alias_[1] ? "colInd " : "",
+                   c_alias_[2] ? "values " : "");
+    publish_c();
+  }
+
+  void* own_c_values() const {
+    return float_product() ? static_cast<void*>(c_.f32.data()) : static_cast<void*>(c_.f64.data());
+  }
+
+  // C's arrays set into others go back to C's own.
+  void drop_c_aliases() {
+    if (!c_alias_[0] && !c_alias_[1] && !c_alias_[2]) return;
+    if (c_alias_[0]) c_.off = c_.offsets_of(c_decl_);
+    if (c_alias_[1]) c_.col = c_.columns_of(c_decl_);
+    if (c_alias_[2]) c_.val = own_c_values();
+    c_alias_[0] = c_alias_[1] = c_alias_[2] = false;
+    trace("C's own arrays again");
+    publish_c();
+  }
+
+  // Shared descriptors: A or B passed as C, refused by spgemmPlanCreate
+  // (the plan in use stays).
+  void op_operand_as_c() {
+    const uint8_t v = in_.u8();
+    const int as_c = v % 2 ? kB : kA;
+    trace(as_c == kA ? "shape: A passed as C" : "shape: B passed as C");
+    const spgemmHandle_t h = handle_[(v >> 1) & 1];
+    auto* const sentinel = reinterpret_cast<spgemmPlan_t>(&sentinel_);
+    spgemmPlan_t p = sentinel;
+    bool refused_as_c = false;
+    const Expect e = expect_plan_create(h, false, as_c, &refused_as_c);
+    const spgemmStatus_t s =
+        has_d_ ? CALL(e, spgemmPlanCreateWithAddend, h, &p, op_a_, op_b_, A_.desc, B_.desc,
+                      d_arg(), desc(as_c), compute_)
+               : CALL(e, spgemmPlanCreate, h, &p, op_a_, op_b_, A_.desc, B_.desc, desc(as_c),
+                      compute_);
+    FUZZ_CHECK(s != SPGEMM_STATUS_SUCCESS, "spgemmPlanCreate took A or B as C");
+    FUZZ_CHECK(p == sentinel, "spgemmPlanCreate failed but wrote its output");
+    if (refused_as_c) {
+      trace("shape: operand as C refused");
+      check_message_has("spgemmPlanCreate", "C must not be A or B");
+    }
+  }
+
+  // Shared descriptors: a second plan on C's descriptor whose symbolic
+  // phase runs after this session's plan's, then is destroyed. Its product
+  // is E * F of the same shape as C: random operands, or C's own structure
+  // (the oracle's) with its rows rotated times the identity (the same
+  // nnz(C), rows that agree only where the rotation keeps their lengths).
+  // C's descriptor then holds that product's nnz and C's row offsets its
+  // rows: the session's plan refuses numeric for another nnz, and for a row
+  // that disagrees with them (rows_agree_with_c). Mostly that numeric phase
+  // follows at once.
+  void op_second_plan() {
+    trace("second plan on C");
+    const uint8_t v = in_.u8();
+    if (!plan_ || (compute_ != CUDA_R_32F && compute_ != CUDA_R_64F)) return;
+    drop_c_aliases();  // the second plan knows only its own operands
+    // (the session's plan took C: its types, layout and sizes are A's)
+    const int64_t m = c_decl_.rows, n = c_decl_.cols;
+    Operand E, F;
+    E.label = "E";
+    F.label = "F";
+    E.decl = F.decl = A_.decl;
+    E.decl.value_type = F.decl.value_type = compute_;
+    const bool rotated = v % 2 == 1 && contents_valid();
+    if (rotated) {
+      std::vector<int32_t> c_offsets, c_columns;
+      const auto take = [&](const auto& product) {
+        c_offsets = product.C.row_offsets;
+        c_columns = product.C.col_ind;
+      };
+      if (float_product())
+        take(reference<float>(1, 1));
+      else
+        take(reference<double>(1, 1));
+      const int64_t shift = m > 0 ? in_.u8() % m : 0;
+      const int64_t base = E.decl.base;
+      E.rows = m;
+      E.cols = n;
+      E.offsets.assign(1, base);
+      E.col.clear();
+      for (int64_t r = 0; r < m; ++r) {
+        const int64_t from = (r + shift) % m;
+        for (int32_t i = c_offsets[from]; i < c_offsets[from + 1]; ++i)
+          E.col.push_back(c_columns[i] + base);
+        E.offsets.push_back(base + static_cast<int64_t>(E.col.size()));
+      }
+      E.val.assign(E.col.size(), 0.5);
+      E.decl.rows = m;
+      E.decl.cols = n;
+      E.decl.nnz = static_cast<int64_t>(E.col.size());
+      F.rows = F.cols = n;
+      F.offsets.clear();
+      for (int64_t i = 0; i <= n; ++i) F.offsets.push_back(base + i);
+      F.col.clear();
+      for (int64_t i = 0; i < n; ++i) F.col.push_back(base + i);
+      F.val.assign(static_cast<size_t>(n), 1.0);
+      F.decl.rows = F.decl.cols = F.decl.nnz = n;
+    } else {
+      const int64_t k = decode_dim(in_);
+      fill_contents(in_, E, m, k);
+      fill_contents(in_, F, k, n);
+    }
+    E.store();
+    F.store();
+    E.desc = create_descriptor(E.decl, E.offsets_ptr(), E.col_ptr(), E.val_ptr());
+    F.desc = create_descriptor(F.decl, F.offsets_ptr(), F.col_ptr(), F.val_ptr());
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrSetMemoryType, E.desc, SPGEMM_MEMORY_HOST);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmCsrSetMemoryType, F.desc, SPGEMM_MEMORY_HOST);
+    const spgemmHandle_t h = handle_[(v >> 1) & 1];
+    spgemmPlan_t second = nullptr;
+    // E and F in host memory take no C in device memory
+    const Expect e = memory_[kC] == SPGEMM_MEMORY_HOST ? Expect(SPGEMM_STATUS_SUCCESS)
+                                                       : Expect(SPGEMM_STATUS_INVALID_VALUE);
+    if (CALL(e, spgemmPlanCreate, h, &second, kNoTranspose, kNoTranspose, E.desc, F.desc, dc_,
+             compute_) == SPGEMM_STATUS_SUCCESS) {
+      const size_t rows = c_.off32.size();
+      const std::vector<int32_t> saved32(c_.off32.data(), c_.off32.data() + rows);
+      const std::vector<int64_t> saved64(c_.off64.data(), c_.off64.data() + rows);
+      int64_t nnz = -12345;
+      const spgemmStatus_t s =
+          CALL(c_.off ? Expect(SPGEMM_STATUS_SUCCESS) : Expect(SPGEMM_STATUS_INVALID_VALUE),
+               spgemmSymbolic, h, second, &nnz);
+      check_inputs_untouched("the second plan's spgemmSymbolic");
+      FUZZ_CHECK(E.untouched() && F.untouched(), "the second plan's spgemmSymbolic changed E or F");
+      if (s == SPGEMM_STATUS_SUCCESS) {
+        const std::vector<int32_t> want = float_product() ? product_offsets<float>(E, F)
+                                                          : product_offsets<double>(E, F);
+        FUZZ_CHECK(nnz == want.back(), "the second plan's spgemmSymbolic: nnz(C) " +
+                                           std::to_string(nnz) + ", the oracle has " +
+                                           std::to_string(want.back()));
+        for (size_t i = 0; i < want.size(); ++i)
+          FUZZ_CHECK(c_.offset(c_decl_, i) == want[i] + c_decl_.base,
+                     "the second plan's spgemmSymbolic: C.rowOffsets[" + std::to_string(i) +
+                         "] differs from the oracle's");
+        // the session's plan's offsets are in C no longer (unless the same)
+        bool same = nnz == c_nnz_;
+        for (size_t i = 0; same && i < rows; ++i)
+          same = (is64(c_decl_.offset_type) ? c_.off64.data()[i] == saved64[i]
+                                            : c_.off32.data()[i] == saved32[i]);
+        c_offsets_foreign_ = c_offsets_foreign_ || !same;
+        if (g_trace)
+          std::fprintf(stderr, "shape: shared C, second plan's nnz(C) %lld, the plan's %lld%s%s\n",
+                       static_cast<long long>(nnz), static_cast<long long>(plan_nnz_),
+                       rotated ? " (rows rotated)" : "",
+                       same ? ", C's row offsets unchanged" : "");
+        c_nnz_ = nnz;
+      }
+      CALL(SPGEMM_STATUS_SUCCESS, spgemmPlanDestroy, second);
+    }
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, E.desc);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, F.desc);
+    // and at once the session's plan's numeric phase, mostly
+    if (v % 8 < 6) {
+      trace("numeric after the second plan");
+      const uint8_t w = in_.u8();
+      numeric({handle_[plan_owner_], plan_}, kAlphas[w % 8], false, kAlphas[w / 8 % 8], false,
+              has_d_);
+    }
+  }
+
+  template <class V>
+  static std::vector<int32_t> product_offsets(const Operand& a, const Operand& b) {
+    return spgemm_test::reference_spgemm(host_copy<V>(a), host_copy<V>(b), V(1)).C.row_offsets;
+  }
+
+  // Destroyed owners: the plan's handle is destroyed (allowed: the plan
+  // keeps its context) and a new one made, often at its address (ASan's
+  // quarantine emptied first so the allocator may hand it out again); the
+  // plan used with the new handle is refused, as it is with any handle
+  // from now on (expect_args) until the plan is re-created.
+  void op_destroyed_owner() {
+    trace("destroy the plan's handle, make a new one");
+    const int slot = plan_owner_;
+    const auto old = reinterpret_cast<uintptr_t>(handle_[slot]);
+    CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroy, handle_[slot]);
+    handle_[slot] = nullptr;
+#ifdef SPGEMM_FUZZ_ASAN
+    __sanitizer_purge_allocator();
+#endif
+    handle_[slot] = create_handle();
+    checks_[slot] = true;  // a new handle's default
+    owner_destroyed_ = true;
+    if (g_trace)
+      std::fprintf(stderr, "shape: destroyed owner, new handle %s\n",
+                   reinterpret_cast<uintptr_t>(handle_[slot]) == old ? "at the same address"
+                                                                      : "elsewhere");
+    const Args a{handle_[slot], plan_};
+    const uint8_t v = in_.u8();
+    switch (v % 4) {
+      case 0: analyze(a); break;
+      case 1: symbolic(a, false); break;
+      case 2: numeric(a, 1, false, 1, false, has_d_); break;
+      default: {
+        size_t bytes = 99;
+        CALL(expect_args(a), spgemmPlanGetWorkspaceSize, a.handle, a.plan, &bytes);
+        FUZZ_CHECK(bytes == 99, "spgemmPlanGetWorkspaceSize failed but wrote its output");
+      }
+    }
+    if (plan_)
+      check_message_has("a call with the plan", "the plan was created with a different handle");
   }
 
   void op_destroy_plan() {
@@ -1049,6 +1429,10 @@ class Scenario {
   uint64_t contents_version_ = 0;  // bumped whenever an input's contents change
   Decl c_decl_;
   int64_t c_nnz_ = 0;  // C's descriptor nnz: declared, then the last symbolic's
+  int64_t plan_nnz_ = 0;  // nnz(C) of the plan's own last symbolic phase
+  bool c_offsets_foreign_ = false;  // another plan's symbolic phase wrote C's offsets since
+  bool c_alias_[3] = {false, false, false};  // C's offsets, columns, values set into others
+  bool owner_destroyed_ = false;  // the plan's handle was destroyed
   Output c_;
   spgemmMatDescr_t dc_ = nullptr;
   spgemmMemoryType_t memory_[4] = {SPGEMM_MEMORY_HOST, SPGEMM_MEMORY_HOST, SPGEMM_MEMORY_HOST,

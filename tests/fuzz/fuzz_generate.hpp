@@ -68,16 +68,29 @@ void fill_contents(Bytes& in, Operand& m, int64_t rows, int64_t cols) {
 
 // Breaks m's CSR structure in one of the ways the input checks must refuse,
 // or makes one of its arrays NULL (refused since before the input checks, so
-// also in valid-only mode). Half of the choices leave m alone.
+// also in valid-only mode). Seven of the sixteen choices leave m alone.
 void add_defect(Bytes& in, Operand& m) {
   const uint8_t kind = in.u8() % 16;
-  if (kind < 8 || (!g_invalid_structures && kind != 15)) return;
+  if (kind < 7 || (!g_invalid_structures && kind != 15)) return;
   const auto nnz = static_cast<int64_t>(m.col.size());
   const int64_t base = m.decl.base;
   const int64_t small = 1 + in.below(3);
   const bool flag = in.u8() % 2;
   const spgemmIndexType_t ot = m.decl.offset_type, it = m.decl.index_type;
   switch (kind) {
+    case 7: {  // lying nnz: the descriptor declares more entries than the arrays hold
+      // The offsets end at what the arrays hold and the arrays are allocated
+      // to exactly that (Operand::store), so ASan sees any read past them.
+      // Only ever with the input checks on (op_input_checks turns them off
+      // only for valid contents, which these never become again): without
+      // them the behaviour is undefined.
+      const uint8_t how = in.u8() % 3;
+      m.decl.nnz = how == 0   ? nnz + small
+                   : how == 1 ? type_max(ot) - base  // the most the offset type accepts
+                              : nnz + (is64(ot) ? int64_t{1} << 36 : 64 * small);
+      m.lying_nnz = true;
+      break;
+    }
     case 8:  // offsets[0] != base
       m.offsets[0] = flag ? base + small : base - small;
       break;
@@ -114,6 +127,22 @@ void add_defect(Bytes& in, Operand& m) {
       m.null_val = which == 2;
     }
   }
+}
+
+// A lying nnz (add_defect) leaves the arrays holding what the offsets end
+// at; a descriptor variant that then changes the declared index base from
+// one to zero makes the last offset, read with that base, promise one entry
+// more. The checks read min(nnz, rowOffsets[rows] - base) column indices
+// (docs/reliability.md): arrays shorter than that, with nnz at least as
+// large, are undefined behaviour, which the fuzzer must not produce. The
+// arrays get the entries the offsets promise (columns at the base, values 1).
+void hold_what_offsets_promise(Operand& m) {
+  if (!m.lying_nnz) return;
+  const int64_t last = as_stored(m.offsets.back(), m.decl.offset_type) - m.decl.base;
+  const int64_t promised = std::min(m.decl.nnz, last);
+  if (promised <= static_cast<int64_t>(m.col.size())) return;
+  m.col.resize(static_cast<size_t>(promised), m.decl.base);
+  m.val.resize(static_cast<size_t>(promised), 1.0);
 }
 
 // Valid contents with exactly nnz entries (a descriptor's nnz cannot change

@@ -172,6 +172,30 @@ bool computed_type(cudaDataType t) {
   return t == CUDA_R_32F || t == CUDA_R_64F || t == CUDA_C_32F || t == CUDA_C_64F;
 }
 
+// The bytes of one element as the plans' aliasing checks count them.
+size_t index_bytes(spgemmIndexType_t t) { return is64(t) ? 8 : 4; }
+size_t value_bytes(cudaDataType t) {
+  if (t == CUDA_R_32F) return 4;
+  if (t == CUDA_R_64F || t == CUDA_C_32F) return 8;
+  return 16;
+}
+
+// The bytes [begin, end) of one array as a descriptor declares it (count
+// elements of `size` bytes from p): empty for a NULL array or no elements.
+// The plans refuse an array of C whose span overlaps an operand's or another
+// of C's (docs/reliability.md, "Hostile input").
+struct Span {
+  uintptr_t begin = 0, end = 0;
+  bool overlaps(const Span& other) const { return begin < other.end && other.begin < end; }
+};
+Span span_of(const void* p, int64_t count, size_t size) {
+  if (!p || count <= 0) return {};
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t room = std::numeric_limits<uintptr_t>::max() - begin;
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(count) * size;
+  return {begin, begin + (bytes > room ? room : static_cast<uintptr_t>(bytes))};
+}
+
 // spgemmCreateCsr's checks, in order.
 Expect expect_create_csr(const Decl& d) {
   if (d.rows < 0 || d.cols < 0 || d.nnz < 0) return SPGEMM_STATUS_INVALID_VALUE;
@@ -197,6 +221,7 @@ struct Operand {
   std::vector<double> val;
   Decl decl;
   bool null_offsets = false, null_col = false, null_val = false;
+  bool lying_nnz = false;  // decl.nnz made larger than the arrays (add_defect)
   Exact<int32_t> off32, col32;
   Exact<int64_t> off64, col64;
   Exact<float> f32;
@@ -261,6 +286,31 @@ struct Operand {
     for (size_t i = 0; i < val.size(); ++i)
       if (f32.data()[i] != static_cast<float>(val[i]) || f64.data()[i] != val[i]) return false;
     return true;
+  }
+
+  // The declared spans of the arrays handed to the library: row offsets,
+  // column indices, values.
+  std::vector<Span> spans() const {
+    return {span_of(offsets_ptr(), decl.rows + 1, index_bytes(decl.offset_type)),
+            span_of(col_ptr(), decl.nnz, index_bytes(decl.index_type)),
+            span_of(val_ptr(), decl.nnz, value_bytes(decl.value_type))};
+  }
+  // How many bytes of the arrays handed to the library (k: 0 row offsets,
+  // 1 columns, 2 values) are both allocated and declared: where C's arrays
+  // can be pointed to overlap them for sure.
+  size_t overlap_room(int k) const {
+    const Operand& s = owner();
+    const void* p = k == 0 ? offsets_ptr() : k == 1 ? col_ptr() : val_ptr();
+    if (!p) return 0;
+    size_t allocated = 0;
+    if (k == 0) allocated = s.offsets.size() * index_bytes(s.decl.offset_type);
+    if (k == 1) allocated = s.col.size() * index_bytes(s.decl.index_type);
+    if (k == 2)
+      allocated = s.val.size() * (s.decl.value_type == CUDA_R_32F   ? 4
+                                  : s.decl.value_type == CUDA_R_64F ? 8
+                                                                    : 16);
+    const Span declared = spans()[static_cast<size_t>(k)];
+    return std::min<size_t>(allocated, declared.end - declared.begin);
   }
 
   // NULL arrays that plans refuse whatever the input checks (PlanCreate

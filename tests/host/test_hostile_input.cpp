@@ -71,29 +71,45 @@ struct Memory {
 // offsets but does not report a disagreement; docs/reliability.md).
 namespace spgemm_test::hostile {
 
-TEST_CASE("C's row offsets edited after the symbolic phase are refused by the host numeric phase",
-          "[hostile]") {
+// C = A * A for the 8 x 8 A of M::diagonal(8, 2) (nnz(C) = 10, row 0 of C
+// has 3 entries), through spgemmSymbolic and C's arrays set: what the two
+// cases below then break.
+struct SquaredAfterSymbolic {
+  using M = Csr<int32_t, int32_t>;
   Arrays arrays;
   ScopedHandle s;
-  using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(8, 2);
-  spgemmMatDescr_t da = s.keep(a.upload(arrays));
-  spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(8, 8));
-  spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+  int32_t* a_cols = arrays.make(a.col_ind);
   int32_t* c_offsets = arrays.make(std::vector<int32_t>(9, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
-  int64_t nnz = -1;
-  HOSTILE_OK(spgemmSymbolic(s.handle, plan, &nnz));
-  REQUIRE(nnz == 10);
-  int32_t* c_cols = arrays.make(std::vector<int32_t>(10, -1));
-  double* c_values = arrays.make(std::vector<double>(10, 0.0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
-  std::vector<int32_t> offsets = Memory::read(c_offsets, 9);
+  spgemmPlan_t plan = nullptr;
+
+  SquaredAfterSymbolic() {
+    spgemmMatDescr_t da = s.keep(describe<int32_t, int32_t>(
+        8, 8, static_cast<int64_t>(a.col_ind.size()), arrays.make(a.offsets), a_cols,
+        arrays.make(a.values)));
+    spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(8, 8));
+    HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+    int64_t nnz = -1;
+    HOSTILE_OK(spgemmSymbolic(s.handle, plan, &nnz));
+    REQUIRE(nnz == 10);
+    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, arrays.make(std::vector<int32_t>(10, -1)),
+                                    arrays.make(std::vector<double>(10, 0.0))));
+  }
+
+  Refusal numeric() {
+    const double alpha = 1.0;
+    return call(spgemmNumeric(s.handle, plan, &alpha));
+  }
+};
+
+TEST_CASE("C's row offsets edited after the symbolic phase are refused by the host numeric phase",
+          "[hostile]") {
+  SquaredAfterSymbolic p;
+  std::vector<int32_t> offsets = Memory::read(p.c_offsets, 9);
   offsets[1] = 1;  // row 0 has 3 entries; its offsets now give it one
-  Memory::write(c_offsets, offsets);
-  const double alpha = 1.0;
-  const Refusal r = call(spgemmNumeric(s.handle, plan, &alpha));
+  Memory::write(p.c_offsets, offsets);
+  const Refusal r = p.numeric();
   CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
   CHECK(mentions(r, "row 0 has 3 entries"));
 }
@@ -101,30 +117,11 @@ TEST_CASE("C's row offsets edited after the symbolic phase are refused by the ho
 TEST_CASE("a structure changed after the symbolic phase without verification is refused by the "
           "host numeric phase",
           "[hostile]") {
-  Arrays arrays;
-  ScopedHandle s;
-  using M = Csr<int32_t, int32_t>;
-  M a = M::diagonal(8, 2);
-  int32_t* a_cols = arrays.make(a.col_ind);
-  spgemmMatDescr_t da = s.keep(describe<int32_t, int32_t>(
-      8, 8, static_cast<int64_t>(a.col_ind.size()), arrays.make(a.offsets), a_cols,
-      arrays.make(a.values)));
-  spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(8, 8));
-  spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, da, dc).status);
-  int32_t* c_offsets = arrays.make(std::vector<int32_t>(9, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
-  int64_t nnz = -1;
-  HOSTILE_OK(spgemmSymbolic(s.handle, plan, &nnz));
-  REQUIRE(nnz == 10);
-  int32_t* c_cols = arrays.make(std::vector<int32_t>(10, -1));
-  double* c_values = arrays.make(std::vector<double>(10, 0.0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
-  std::vector<int32_t> cols = a.col_ind;
+  SquaredAfterSymbolic p;
+  std::vector<int32_t> cols = p.a.col_ind;
   cols[1] = 0;  // row 0: columns 0, 0, 2; row 0 of A * A then has 2 entries, not 3
-  Memory::write(a_cols, cols);
-  const double alpha = 1.0;
-  const Refusal r = call(spgemmNumeric(s.handle, plan, &alpha));
+  Memory::write(p.a_cols, cols);
+  const Refusal r = p.numeric();
   CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
   CHECK(mentions(r, "row 0 has 2 entries"));
 }

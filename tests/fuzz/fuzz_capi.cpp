@@ -1213,12 +1213,12 @@ class Scenario {
   }
 
   // Shared descriptors: a second plan on C's descriptor whose symbolic
-  // phase runs after this session's plan's, then is destroyed. Its product
+  // phase runs after this scenario's plan's, then is destroyed. Its product
   // is E * F of the same shape as C: random operands, or C's own structure
   // (the oracle's) with its rows rotated times the identity (the same
   // nnz(C), rows that agree only where the rotation keeps their lengths).
   // C's descriptor then holds that product's nnz and C's row offsets its
-  // rows: the session's plan refuses numeric for another nnz, and for a row
+  // rows: the scenario's plan refuses numeric for another nnz, and for a row
   // that disagrees with them (rows_agree_with_c). Mostly that numeric phase
   // follows at once.
   void op_second_plan() {
@@ -1226,7 +1226,7 @@ class Scenario {
     const uint8_t v = in_.u8();
     if (!plan_ || (compute_ != CUDA_R_32F && compute_ != CUDA_R_64F)) return;
     drop_c_aliases();  // the second plan knows only its own operands
-    // (the session's plan took C: its types, layout and sizes are A's)
+    // (the scenario's plan took C: its types, layout and sizes are A's)
     const int64_t m = c_decl_.rows, n = c_decl_.cols;
     Operand E, F;
     E.label = "E";
@@ -1304,7 +1304,7 @@ class Scenario {
           FUZZ_CHECK(c_.offset(c_decl_, i) == want[i] + c_decl_.base,
                      "the second plan's spgemmSymbolic: C.rowOffsets[" + std::to_string(i) +
                          "] differs from the oracle's");
-        // the session's plan's offsets are in C no longer (unless the same)
+        // the scenario's plan's offsets are in C no longer (unless the same)
         bool same = nnz == c_nnz_;
         for (size_t i = 0; same && i < rows; ++i)
           same = (is64(c_decl_.offset_type) ? c_.off64.data()[i] == saved64[i]
@@ -1321,7 +1321,7 @@ class Scenario {
     }
     CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, E.desc);
     CALL(SPGEMM_STATUS_SUCCESS, spgemmDestroyMatrix, F.desc);
-    // and at once the session's plan's numeric phase, mostly
+    // and at once the scenario's plan's numeric phase, mostly
     if (v % 8 < 6) {
       trace("numeric after the second plan");
       const uint8_t w = in_.u8();

@@ -5,25 +5,22 @@
 // of them is reported.
 #include <cuda_runtime_api.h>
 
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include <spgemm/spgemm.h>
 
+#include "catch_main_skip.hpp"
+#include "device_product.hpp"
+
 struct Memory {
   static constexpr spgemmMemoryType_t kType = SPGEMM_MEMORY_DEVICE;
-
-  static void ok(cudaError_t err, const char* what) {
-    if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " +
-                                                     cudaGetErrorString(err));
-  }
 
   template <class T>
   static T* make(const std::vector<T>& host) {
     T* array = nullptr;
-    ok(cudaMalloc(reinterpret_cast<void**>(&array), host.size() * sizeof(T) + (host.empty() ? 1 : 0)),
-       "cudaMalloc");
+    spgemm_test::cuda_ok(cudaMalloc(reinterpret_cast<void**>(&array),
+                                    host.size() * sizeof(T) + (host.empty() ? 1 : 0)),
+                         "cudaMalloc");
     write(array, host);
     return array;
   }
@@ -33,18 +30,18 @@ struct Memory {
   template <class T>
   static std::vector<T> read(const T* array, size_t count) {
     std::vector<T> host(count);
-    ok(cudaMemcpy(host.data(), array, count * sizeof(T), cudaMemcpyDeviceToHost), "read");
+    spgemm_test::cuda_ok(
+        cudaMemcpy(host.data(), array, count * sizeof(T), cudaMemcpyDeviceToHost), "read");
     return host;
   }
 
   template <class T>
   static void write(T* array, const std::vector<T>& host) {
-    ok(cudaMemcpy(array, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "write");
+    spgemm_test::cuda_ok(
+        cudaMemcpy(array, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "write");
   }
 };
 
-#include "catch_main_skip.hpp"
-#include "device_product.hpp"
 #include "hostile_input.hpp"
 
 int main(int argc, char** argv) {

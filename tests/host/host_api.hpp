@@ -12,18 +12,9 @@
 
 #include "csr_host.hpp"
 #include "cuda_data_type.hpp"
+#include "require_ok.hpp"
 
 namespace spgemm_test {
-
-// REQUIREs success; on failure the message names the status and the
-// library's own explanation.
-#define SPGEMM_REQUIRE_OK(call)                                                              \
-  do {                                                                                       \
-    const spgemmStatus_t spgemm_status_ = (call);                                            \
-    if (spgemm_status_ != SPGEMM_STATUS_SUCCESS)                                             \
-      FAIL(#call << " -> " << spgemmGetErrorName(spgemm_status_) << ": "                      \
-                 << spgemmGetLastErrorMessage());                                            \
-  } while (0)
 
 // A host-memory descriptor over a HostCsr's arrays (not a copy: the matrix
 // must outlive the descriptor).

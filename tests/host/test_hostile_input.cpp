@@ -88,12 +88,12 @@ struct SquaredAfterSymbolic {
         8, 8, static_cast<int64_t>(a.col_ind.size()), arrays.make(a.offsets), a_cols,
         arrays.make(a.values)));
     spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(8, 8));
-    HOSTILE_OK(s.plan(&plan, da, da, dc).status);
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+    SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
     int64_t nnz = -1;
-    HOSTILE_OK(spgemmSymbolic(s.handle, plan, &nnz));
+    SPGEMM_REQUIRE_OK(spgemmSymbolic(s.handle, plan, &nnz));
     REQUIRE(nnz == 10);
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, arrays.make(std::vector<int32_t>(10, -1)),
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, arrays.make(std::vector<int32_t>(10, -1)),
                                     arrays.make(std::vector<double>(10, 0.0))));
   }
 

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "require_ok.hpp"
+
 namespace spgemm_test::hostile {
 
 // Every array a case made, released at its end.
@@ -52,8 +54,6 @@ inline bool mentions(const Refusal& r, const std::string& text) {
   return r.message.find(text) != std::string::npos;
 }
 
-#define HOSTILE_OK(expr) REQUIRE((expr) == SPGEMM_STATUS_SUCCESS)
-
 // A descriptor in Memory's memory over existing arrays.
 template <class Offset, class Col>
 spgemmMatDescr_t describe(int64_t rows, int64_t cols, int64_t nnz, Offset* offsets, Col* col_ind,
@@ -61,9 +61,9 @@ spgemmMatDescr_t describe(int64_t rows, int64_t cols, int64_t nnz, Offset* offse
   constexpr auto offset_type = sizeof(Offset) == 4 ? SPGEMM_INDEX_32I : SPGEMM_INDEX_64I;
   constexpr auto index_type = sizeof(Col) == 4 ? SPGEMM_INDEX_32I : SPGEMM_INDEX_64I;
   spgemmMatDescr_t d = nullptr;
-  HOSTILE_OK(spgemmCreateCsr(&d, rows, cols, nnz, offsets, col_ind, values, offset_type,
+  SPGEMM_REQUIRE_OK(spgemmCreateCsr(&d, rows, cols, nnz, offsets, col_ind, values, offset_type,
                              index_type, SPGEMM_INDEX_BASE_ZERO, CUDA_R_64F));
-  HOSTILE_OK(spgemmCsrSetMemoryType(d, Memory::kType));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetMemoryType(d, Memory::kType));
   return d;
 }
 
@@ -114,7 +114,7 @@ Refusal checks_verdict(spgemmHandle_t handle, spgemmPlan_t plan, spgemmMatDescr_
                        Offset* c_offsets) {
   const Refusal analyzed = call(spgemmAnalyze(handle, plan));
   if (analyzed.status != SPGEMM_STATUS_SUCCESS) return analyzed;
-  HOSTILE_OK(spgemmCsrSetPointers(c, c_offsets, nullptr, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(c, c_offsets, nullptr, nullptr));
   int64_t nnz = -1;
   return call(spgemmSymbolic(handle, plan, &nnz));
 }
@@ -124,7 +124,7 @@ struct ScopedHandle {
   spgemmHandle_t handle = nullptr;
   std::vector<spgemmPlan_t> plans;
   std::vector<spgemmMatDescr_t> descriptors;
-  ScopedHandle() { HOSTILE_OK(spgemmCreate(&handle)); }
+  ScopedHandle() { SPGEMM_REQUIRE_OK(spgemmCreate(&handle)); }
   ~ScopedHandle() {
     for (spgemmPlan_t p : plans) spgemmPlanDestroy(p);
     for (spgemmMatDescr_t d : descriptors) spgemmDestroyMatrix(d);
@@ -157,7 +157,7 @@ TEST_CASE("a descriptor whose nnz exceeds its row offsets is refused before its 
     spgemmMatDescr_t da = s.keep(a.upload(arrays, int64_t{1} << 36));
     spgemmMatDescr_t dc = s.keep(empty_c<int64_t, int64_t>(64, 64));
     spgemmPlan_t plan;
-    HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+    SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
     const Refusal r = checks_verdict(s.handle, plan, dc, c_offsets);
     CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
     CHECK(mentions(r, "rowOffsets[rows=64] is 7"));
@@ -170,7 +170,7 @@ TEST_CASE("a descriptor whose nnz exceeds its row offsets is refused before its 
     spgemmMatDescr_t da = s.keep(a.upload(arrays, 7));
     spgemmMatDescr_t dc = s.keep(empty_c<int64_t, int64_t>(64, 64));
     spgemmPlan_t plan;
-    HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+    SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
     const Refusal r = checks_verdict(s.handle, plan, dc, c_offsets);
     CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
     CHECK(mentions(r, "rowOffsets[rows=64] is 6"));
@@ -188,7 +188,7 @@ TEST_CASE("C's row offsets in A's row offsets are refused, A untouched", "[hosti
       arrays.make(a.values)));
   spgemmMatDescr_t dc = s.keep(describe<int32_t, int32_t>(16, 16, 0, a_offsets, nullptr, nullptr));
   spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+  SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
   int64_t nnz = -1;
   const Refusal r = call(spgemmSymbolic(s.handle, plan, &nnz));
   CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
@@ -207,38 +207,38 @@ TEST_CASE("C's column indices or values in an operand's arrays are refused", "[h
       16, 16, static_cast<int64_t>(a.col_ind.size()), arrays.make(a.offsets), a_cols, a_values));
   spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(16, 16));
   spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, da, dc).status);
+  SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
   int32_t* c_offsets = arrays.make(std::vector<int32_t>(17, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
   int64_t nnz = -1;
-  HOSTILE_OK(spgemmSymbolic(s.handle, plan, &nnz));
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(s.handle, plan, &nnz));
   REQUIRE(nnz == static_cast<int64_t>(a.col_ind.size()));  // (A * A, A's pattern)
   int32_t* c_cols = arrays.make(std::vector<int32_t>(static_cast<size_t>(nnz), -1));
   double* c_values = arrays.make(std::vector<double>(static_cast<size_t>(nnz), 0.0));
   const double alpha = 1.0;
   SECTION("C's values are A's") {
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, a_values));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, a_values));
     const Refusal r = call(spgemmNumeric(s.handle, plan, &alpha));
     CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
     CHECK(mentions(r, "C's values overlaps A's values"));
     CHECK(Memory::read(a_values, a.values.size()) == a.values);
   }
   SECTION("C's column indices are A's") {
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, a_cols, c_values));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, a_cols, c_values));
     const Refusal r = call(spgemmNumeric(s.handle, plan, &alpha));
     CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
     CHECK(mentions(r, "C's colInd overlaps A's colInd"));
   }
   SECTION("C's column indices are C's row offsets") {
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, reinterpret_cast<int32_t*>(c_offsets),
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, reinterpret_cast<int32_t*>(c_offsets),
                                     c_values));
     const Refusal r = call(spgemmNumeric(s.handle, plan, &alpha));
     CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
     CHECK(mentions(r, "C's colInd overlaps C's rowOffsets"));
   }
   SECTION("distinct arrays: computed") {
-    HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
-    HOSTILE_OK(spgemmNumeric(s.handle, plan, &alpha));
+    SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
+    SPGEMM_REQUIRE_OK(spgemmNumeric(s.handle, plan, &alpha));
     CHECK(Memory::read(c_cols, static_cast<size_t>(nnz)) == a.col_ind);
   }
 }
@@ -270,24 +270,24 @@ TEST_CASE("two plans sharing C's descriptor: the one whose nnz C no longer has i
   spgemmMatDescr_t d_small = s.keep(small.upload(arrays));
   spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(8, 8));
   spgemmPlan_t first, second;
-  HOSTILE_OK(s.plan(&first, d_big, d_big, dc).status);
-  HOSTILE_OK(s.plan(&second, d_small, d_small, dc).status);
+  SPGEMM_REQUIRE_OK(s.plan(&first, d_big, d_big, dc).status);
+  SPGEMM_REQUIRE_OK(s.plan(&second, d_small, d_small, dc).status);
   int32_t* c_offsets = arrays.make(std::vector<int32_t>(9, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
   int64_t nnz_first = -1, nnz_second = -1;
-  HOSTILE_OK(spgemmSymbolic(s.handle, first, &nnz_first));
-  HOSTILE_OK(spgemmSymbolic(s.handle, second, &nnz_second));
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(s.handle, first, &nnz_first));
+  SPGEMM_REQUIRE_OK(spgemmSymbolic(s.handle, second, &nnz_second));
   REQUIRE(nnz_first == 10);
   REQUIRE(nnz_second == 8);
   // C sized for the second plan's product, arrays that end where C ends
   int32_t* c_cols = arrays.make(std::vector<int32_t>(8, -1));
   double* c_values = arrays.make(std::vector<double>(8, 0.0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, c_cols, c_values));
   const double alpha = 2.0;
   const Refusal r = call(spgemmNumeric(s.handle, first, &alpha));
   CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);
   CHECK(mentions(r, "shared with another plan"));
-  HOSTILE_OK(spgemmNumeric(s.handle, second, &alpha));
+  SPGEMM_REQUIRE_OK(spgemmNumeric(s.handle, second, &alpha));
   CHECK(Memory::read(c_values, 8) == std::vector<double>(8, 2.0));
 }
 
@@ -296,22 +296,22 @@ TEST_CASE("a plan is refused by a handle made where its destroyed handle was", "
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(8, 1);
   spgemmHandle_t first = nullptr;
-  HOSTILE_OK(spgemmCreate(&first));
+  SPGEMM_REQUIRE_OK(spgemmCreate(&first));
   spgemmMatDescr_t da = a.upload(arrays);
   spgemmMatDescr_t dc = empty_c<int32_t, int32_t>(8, 8);
   spgemmPlan_t plan = nullptr;
-  HOSTILE_OK(spgemmPlanCreate(first, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
+  SPGEMM_REQUIRE_OK(spgemmPlanCreate(first, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
                               SPGEMM_OPERATION_NON_TRANSPOSE, da, da, dc, CUDA_R_64F));
-  HOSTILE_OK(spgemmAnalyze(first, plan));
+  SPGEMM_REQUIRE_OK(spgemmAnalyze(first, plan));
   const void* was = first;
-  HOSTILE_OK(spgemmDestroy(first));
+  SPGEMM_REQUIRE_OK(spgemmDestroy(first));
   // new handles until one lands at the destroyed one's address (the
   // allocator's free list gives it back at once in practice)
   std::vector<spgemmHandle_t> made;
   spgemmHandle_t reused = nullptr;
   for (int i = 0; i < 64 && !reused; ++i) {
     spgemmHandle_t h = nullptr;
-    HOSTILE_OK(spgemmCreate(&h));
+    SPGEMM_REQUIRE_OK(spgemmCreate(&h));
     made.push_back(h);
     if (static_cast<const void*>(h) == was) reused = h;
   }
@@ -349,9 +349,9 @@ TEST_CASE("a product whose nnz(C) cannot fit 32-bit offsets is refused before it
   spgemmMatDescr_t db = s.keep(b.upload(arrays));
   spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(n, n));
   spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, db, dc).status);
+  SPGEMM_REQUIRE_OK(s.plan(&plan, da, db, dc).status);
   int32_t* c_offsets = arrays.make(std::vector<int32_t>(static_cast<size_t>(n) + 1, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
   const auto start = std::chrono::steady_clock::now();
   int64_t nnz = -1;
   const Refusal r = call(spgemmSymbolic(s.handle, plan, &nnz));
@@ -369,7 +369,7 @@ TEST_CASE("a column index changed after analyze is refused by the symbolic phase
           "[hostile]") {
   Arrays arrays;
   ScopedHandle s;
-  HOSTILE_OK(spgemmSetStructureVerification(s.handle, 1));
+  SPGEMM_REQUIRE_OK(spgemmSetStructureVerification(s.handle, 1));
   using M = Csr<int32_t, int32_t>;
   M a = M::diagonal(64, 5);
   int32_t* a_cols = arrays.make(a.col_ind);
@@ -378,13 +378,13 @@ TEST_CASE("a column index changed after analyze is refused by the symbolic phase
       arrays.make(a.values)));
   spgemmMatDescr_t dc = s.keep(empty_c<int32_t, int32_t>(64, 64));
   spgemmPlan_t plan;
-  HOSTILE_OK(s.plan(&plan, da, da, dc).status);
-  HOSTILE_OK(spgemmAnalyze(s.handle, plan));
+  SPGEMM_REQUIRE_OK(s.plan(&plan, da, da, dc).status);
+  SPGEMM_REQUIRE_OK(spgemmAnalyze(s.handle, plan));
   std::vector<int32_t> changed = a.col_ind;
   changed[3] = 1 << 30;  // far outside B's rows
   Memory::write(a_cols, changed);
   int32_t* c_offsets = arrays.make(std::vector<int32_t>(65, 0));
-  HOSTILE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
+  SPGEMM_REQUIRE_OK(spgemmCsrSetPointers(dc, c_offsets, nullptr, nullptr));
   int64_t nnz = -1;
   const Refusal r = call(spgemmSymbolic(s.handle, plan, &nnz));
   CHECK(r.status == SPGEMM_STATUS_INVALID_VALUE);

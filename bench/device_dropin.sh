@@ -11,16 +11,20 @@
 #      on cuSPARSE and under LD_PRELOAD, compared (C, a real SpMV with C)
 #   3. CuPy and PyTorch, unchanged, plain and under LD_PRELOAD: C compared,
 #      the drop-in's log summarized
-#   4. bench/dropin_bench.py: their A @ B timed with and without (CSV)
+#   4. bench/dropin_bench.py: their A @ B timed with and without (CSV), on the
+#      real matrices and the generated families in DROPIN_GENS
+#   5. compute-sanitizer memcheck (leak check on) on both documented sequences
+#      under LD_PRELOAD, on a real matrix, every value and index type
 # Usage: bench/device_dropin.sh [BUILD_DIR] [MATRIX_DIR]
 #   BUILD_DIR (default build), MATRIX_DIR (default $SPGEMM_MATRIX_DIR, else
 #   .devstage/matrices, else shared/matrices beside or above the tree) with
 #   *.mtx.gz.
 # Writes to $OUT (default /tmp/out), 8 files: dropin_summary.txt,
-# dropin_build.txt, dropin_tests.txt, dropin_sequences.txt, dropin_sequences_log.txt,
-# dropin_clients.txt, dropin_bench.txt, dropin_bench.csv.
+# dropin_build.txt, dropin_tests.txt (steps 1 and 5), dropin_sequences.txt,
+# dropin_sequences_log.txt, dropin_clients.txt, dropin_bench.txt, dropin_bench.csv.
 # Environment: DROPIN_BENCH_REPEAT (10), DROPIN_SKIP (steps to skip, e.g.
-# "3 4"), and gpu_sequences.sh's DROPIN_TYPES, DROPIN_INDICES, DROPIN_BIG.
+# "3 4"), DROPIN_GENS (generated inputs of step 4, tests/dropin/dropin_mtx.py's
+# gen: names), and gpu_sequences.sh's DROPIN_TYPES, DROPIN_INDICES, DROPIN_BIG.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
@@ -107,9 +111,26 @@ fi
 
 if [[ $skip != *" 4 "* ]]; then
   python3 "$root/bench/dropin_bench.py" --lib "$lib" --csv "$OUT/dropin_bench.csv" \
-    --repeat "${DROPIN_BENCH_REPEAT:-10}" "$matrices"/*.mtx.gz > "$OUT/dropin_bench.txt" 2>&1
+    --repeat "${DROPIN_BENCH_REPEAT:-10}" "$matrices"/*.mtx.gz \
+    ${DROPIN_GENS:-gen:stencil27:48 gen:banded:500000:16 gen:uniform:200000:8 gen:rmat:16:16} \
+    > "$OUT/dropin_bench.txt" 2>&1
   verdict "4 bench (cuSPARSE vs drop-in, float64)" $?
   grep "geometric-mean" "$OUT/dropin_bench.txt" >> "$summary"
+fi
+if [[ $skip != *" 5 "* ]]; then
+  subject=$(ls "$matrices"/*.mtx.gz | grep -m1 bcsstk13 || ls "$matrices"/*.mtx.gz | head -1)
+  (
+    failed=0
+    for mode in plain reuse; do
+      echo "== compute-sanitizer memcheck, $mode sequence under LD_PRELOAD, $(basename "$subject")"
+      compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 --target-processes all \
+        env LD_PRELOAD="$lib" "$bin/dropin_sequence" "$mode" "$subject" sdcz 32,64 "$work/san-$mode" \
+        || failed=1
+    done
+    exit $failed
+  ) >> "$OUT/dropin_tests.txt" 2>&1
+  verdict "5 compute-sanitizer memcheck on the drop-in" $?
+  grep "ERROR SUMMARY" "$OUT/dropin_tests.txt" >> "$summary"
 fi
 cat "$summary"
 ! grep -q FAILED "$summary"

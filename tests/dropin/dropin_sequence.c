@@ -280,9 +280,12 @@ static double component(const char* base, int64_t i, int part, cudaDataType t) {
   }
 }
 
-/* Values agree within the type's tolerance, scaled by the largest value. */
+/* Values agree within the type's tolerance: |x_i - y_i| <= rtol * scale_i,
+ * where scale_i is the magnitude the result was summed from (for SpMV's y,
+ * sum_j |c_ij| |x_j|, since a row whose terms cancel keeps their rounding),
+ * or, without scale, |y_i| plus a thousandth of the largest |y|. */
 static int64_t value_mismatches(const char* x, const char* y, int64_t n, cudaDataType t,
-                                double* worst) {
+                                const double* scale, double* worst) {
   const double rtol = (t == CUDA_R_32F || t == CUDA_C_32F) ? 1e-4 : 1e-10;
   double big = 0;
   for (int64_t i = 0; i < n; ++i)
@@ -292,11 +295,35 @@ static int64_t value_mismatches(const char* x, const char* y, int64_t n, cudaDat
   for (int64_t i = 0; i < n; ++i)
     for (int p = 0; p < 2; ++p) {
       const double a = component(x, i, p, t), b = component(y, i, p, t);
-      const double err = fabs(a - b) / (fabs(b) + 1e-3 * big + 1e-300);
+      const double ref = scale ? scale[i] : fabs(b) + 1e-3 * big;
+      const double err = fabs(a - b) / (ref + 1e-300);
       if (err > *worst) *worst = err;
       if (err > rtol) ++bad;
     }
   return bad;
+}
+
+/* sum_j |c_ij| max_j |x_j| for every row of C (offsets of index_bytes each,
+ * then values): the scale of SpMV's y. x's entries (see the SpMV below) are
+ * below 2 in modulus. */
+static double* spmv_scale(const char* offsets, const char* values, int64_t rows,
+                          size_t index_bytes, cudaDataType t) {
+  double* scale = malloc((size_t)(rows ? rows : 1) * sizeof(double));
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t begin, end;
+    if (index_bytes == 4) {
+      begin = ((const int32_t*)offsets)[i];
+      end = ((const int32_t*)offsets)[i + 1];
+    } else {
+      begin = ((const int64_t*)offsets)[i];
+      end = ((const int64_t*)offsets)[i + 1];
+    }
+    double sum = 0;
+    for (int64_t k = begin; k < end; ++k)
+      sum += fabs(component(values, k, 0, t)) + fabs(component(values, k, 1, t));
+    scale[i] = 2 * sum;
+  }
+  return scale;
 }
 
 static int compare(const char* p1, const char* p2) {
@@ -333,13 +360,16 @@ static int compare(const char* p1, const char* p2) {
     return 1;
   }
   double worst_c = 0, worst_y = 0;
-  const int64_t bad_c = value_mismatches(pa + structure, pb + structure, ha.nnz,
-                                         (cudaDataType)ha.type, &worst_c);
+  const cudaDataType type = (cudaDataType)ha.type;
+  const int64_t bad_c =
+      value_mismatches(pa + structure, pb + structure, ha.nnz, type, NULL, &worst_c);
+  double* scale = spmv_scale(pb, pb + structure, ha.rows, ob, type);
   const int64_t bad_y = value_mismatches(pa + structure + (size_t)ha.nnz * vb,
-                                         pb + structure + (size_t)ha.nnz * vb, ha.rows,
-                                         (cudaDataType)ha.type, &worst_y);
+                                         pb + structure + (size_t)ha.nnz * vb, ha.rows, type,
+                                         scale, &worst_y);
+  free(scale);
   printf("%s: %lldx%lld nnz(C) %lld, structure identical, values: %lld off (worst rel %.2e), "
-         "SpMV y: %lld off (worst rel %.2e)\n",
+         "SpMV y: %lld off (worst %.2e of sum |c_ij x_j|)\n",
          bad_c || bad_y ? "DIFFERENT" : "same", (long long)ha.rows, (long long)ha.cols,
          (long long)ha.nnz, (long long)bad_c, worst_c, (long long)bad_y, worst_y);
   free(a);

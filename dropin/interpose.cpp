@@ -299,7 +299,8 @@ cusparseStatus_t fill(Descr& d, cusparseHandle_t handle, cusparseSpMatDescr_t C,
   if (d->path == Path::cusparse) {                                             \
     if (!log.has_reason()) log.path("cusparse", d->reason);                    \
     return log.finish(real().call(__VA_ARGS__));                               \
-  }
+  }                                                                            \
+  if (!log.has_reason()) log.path("libspgemm");
 
 }  // namespace
 

@@ -96,8 +96,10 @@ void create_plan(spgemmHandle_t handle, spgemmPlan_t* plan, spgemmOperation_t op
     fail(SPGEMM_STATUS_INVALID_VALUE, "unknown spgemmOperation_t");
   if (!valid_data_type(computeType)) fail(SPGEMM_STATUS_INVALID_VALUE, "unknown computeType");
   auto object = std::make_unique<spgemmPlanObject>();
-  object->plan = std::make_unique<spgemm::Plan>(handle->ctx, opA, opB, &A->desc, &B->desc,
-                                                D ? &D->desc : nullptr, &C->desc, computeType);
+  object->plan =
+      std::make_unique<spgemm::Plan>(handle->ctx, handle->settings, handle->split, opA, opB,
+                                     &A->desc, &B->desc, D ? &D->desc : nullptr, &C->desc,
+                                     computeType);
   *plan = object.release();
 }
 
@@ -172,7 +174,7 @@ SPGEMM_API spgemmStatus_t spgemmSetDeviceAllocator(spgemmHandle_t handle,
 SPGEMM_API spgemmStatus_t spgemmSetInputChecks(spgemmHandle_t handle, int enabled) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_input_checks(enabled != 0);
+    handle->settings->input_checks = enabled != 0;
   });
 }
 
@@ -180,14 +182,14 @@ SPGEMM_API spgemmStatus_t spgemmGetInputChecks(spgemmHandle_t handle, int* enabl
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(enabled, "enabled");
-    *enabled = handle->ctx->input_checks() ? 1 : 0;
+    *enabled = handle->settings->input_checks ? 1 : 0;
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmSetStructureVerification(spgemmHandle_t handle, int enabled) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_verify_structure(enabled != 0);
+    handle->settings->verify_structure = enabled != 0;
   });
 }
 
@@ -195,14 +197,14 @@ SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, 
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(enabled, "enabled");
-    *enabled = handle->ctx->verify_structure() ? 1 : 0;
+    *enabled = handle->settings->verify_structure ? 1 : 0;
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmSetDeterministic(spgemmHandle_t handle, int enabled) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_deterministic(enabled != 0);
+    handle->settings->deterministic = enabled != 0;
   });
 }
 
@@ -210,14 +212,14 @@ SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* ena
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(enabled, "enabled");
-    *enabled = handle->ctx->deterministic() ? 1 : 0;
+    *enabled = handle->settings->deterministic ? 1 : 0;
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmSetDevices(spgemmHandle_t handle, int count, const int* devices) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_devices(devices, count);
+    handle->split->set_devices(*handle->ctx, devices, count);
   });
 }
 
@@ -228,7 +230,7 @@ SPGEMM_API spgemmStatus_t spgemmGetDevices(spgemmHandle_t handle, int capacity, 
     require_output(count, "count");
     if (capacity < 0 || (capacity > 0 && !devices))
       fail(SPGEMM_STATUS_INVALID_VALUE, "capacity must be >= 0, devices not NULL if it is > 0");
-    const auto& parts = handle->ctx->partitioning().parts;
+    const auto& parts = handle->split->partitioning().parts;
     *count = static_cast<int>(parts.size());
     for (int i = 0; i < capacity && i < *count; ++i)
       devices[i] = parts[i] ? parts[i]->device() : SPGEMM_HOST_DEVICE;
@@ -239,7 +241,7 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionShares(spgemmHandle_t handle, int co
                                                    const double* shares) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_partition_shares(shares, count);
+    handle->split->set_shares(shares, count);
   });
 }
 
@@ -247,14 +249,14 @@ SPGEMM_API spgemmStatus_t spgemmSetPartitionMinProducts(spgemmHandle_t handle,
                                                         int64_t minProducts) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_partition_min_products(minProducts);
+    handle->split->set_min_products(minProducts);
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmSetOutputDistributed(spgemmHandle_t handle, int enabled) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_output_distributed(enabled != 0);
+    handle->split->set_output_distributed(enabled != 0);
   });
 }
 
@@ -262,14 +264,14 @@ SPGEMM_API spgemmStatus_t spgemmGetOutputDistributed(spgemmHandle_t handle, int*
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(enabled, "enabled");
-    *enabled = handle->ctx->partitioning().distributed ? 1 : 0;
+    *enabled = handle->split->partitioning().distributed ? 1 : 0;
   });
 }
 
 SPGEMM_API spgemmStatus_t spgemmSetOutputChunkBytes(spgemmHandle_t handle, size_t bytes) {
   return guarded(__func__, [&] {
     require_object(handle, "handle");
-    handle->ctx->set_output_chunk_bytes(bytes);
+    handle->split->set_output_chunk_bytes(bytes);
   });
 }
 
@@ -277,7 +279,7 @@ SPGEMM_API spgemmStatus_t spgemmGetOutputChunkBytes(spgemmHandle_t handle, size_
   return guarded(__func__, [&] {
     require_object(handle, "handle");
     require_output(bytes, "bytes");
-    *bytes = handle->ctx->output_chunk_bytes();
+    *bytes = handle->split->output_chunk_bytes();
   });
 }
 

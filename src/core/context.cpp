@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -36,10 +35,8 @@ bool can_access_peer(int from, int to) {
   return can != 0;
 }
 
-// Lets `from` address `to`'s memory directly where the hardware allows it
-// (copies between them then go peer to peer instead of through the host).
-// Pairs already enabled by the library are not asked again (the runtime
-// would answer with an error, which error checkers report).
+}  // namespace
+
 void enable_peer_access(int from, int to) {
   static std::mutex mutex;
   static std::set<std::pair<int, int>> enabled;
@@ -54,8 +51,6 @@ void enable_peer_access(int from, int to) {
   else SPGEMM_CUDA_CHECK(err);
   enabled.insert({from, to});
 }
-
-}  // namespace
 
 Context::Context() {
   int count = 0;
@@ -141,71 +136,6 @@ void Context::share_pool_with(int device) {
   access.location.id = device;
   access.flags = cudaMemAccessFlagsProtReadWrite;
   SPGEMM_CUDA_CHECK(cudaMemPoolSetAccess(pool_, &access, 1));
-}
-
-void Context::set_devices(const int* devices, int count) {
-  if (count < 0 || count > SPGEMM_MAX_DEVICES || (count > 0 && !devices))
-    fail(SPGEMM_STATUS_INVALID_VALUE,
-         "count must be in [0, " + std::to_string(SPGEMM_MAX_DEVICES) +
-             "] and devices not NULL when count > 0");
-  if (count > 0 && !has_device())
-    fail(SPGEMM_STATUS_NO_DEVICE, std::string("no usable GPU: ") + no_device_reason_);
-  int available = 0;
-  if (count > 0) SPGEMM_CUDA_CHECK(cudaGetDeviceCount(&available));
-  int hosts = 0;
-  for (int i = 0; i < count; ++i) {
-    if (devices[i] == SPGEMM_HOST_DEVICE && ++hosts == 1) continue;
-    if (devices[i] == SPGEMM_HOST_DEVICE)
-      fail(SPGEMM_STATUS_INVALID_VALUE, "SPGEMM_HOST_DEVICE may appear once");
-    if (devices[i] < 0 || devices[i] >= available)
-      fail(SPGEMM_STATUS_INVALID_VALUE, "device " + std::to_string(devices[i]) +
-                                            " does not exist (" + std::to_string(available) +
-                                            " devices)");
-  }
-  std::vector<std::shared_ptr<Context>> parts;
-  for (int i = 0; i < count; ++i) {
-    if (devices[i] == SPGEMM_HOST_DEVICE) {
-      parts.push_back(nullptr);  // the host part (src/multi/host_part.hpp)
-      continue;
-    }
-    parts.push_back(std::make_shared<Context>(devices[i]));
-    enable_peer_access(device_, devices[i]);
-    enable_peer_access(devices[i], device_);
-  }
-  // a part's row blocks (spgemmSetOutputDistributed) readable from the
-  // handle's device and the other parts', and the handle's workspace (the
-  // cut's counts) from the parts'
-  for (const auto& part : parts) {
-    if (!part) continue;
-    share_pool_with(part->device());
-    part->share_pool_with(device_);
-    for (int i = 0; i < count; ++i)
-      if (devices[i] != SPGEMM_HOST_DEVICE) part->share_pool_with(devices[i]);
-  }
-  partitioning_.parts = std::move(parts);
-  if (!partitioning_.crew) partitioning_.crew = std::make_shared<Crew>();
-  partitioning_.shares.clear();
-  throughput_.parts.assign(static_cast<size_t>(count), PartHistory{});
-  throughput_.parts_again = throughput_.parts;
-}
-
-void Context::set_partition_shares(const double* shares, int count) {
-  if (count == 0 && !shares) {
-    partitioning_.shares.clear();
-    return;
-  }
-  if (!shares || count != static_cast<int>(partitioning_.parts.size()))
-    fail(SPGEMM_STATUS_INVALID_VALUE,
-         "shares must have one entry per device set with spgemmSetDevices (" +
-             std::to_string(partitioning_.parts.size()) + "), or be NULL with count 0");
-  double sum = 0;
-  for (int i = 0; i < count; ++i) {
-    if (!std::isfinite(shares[i]) || shares[i] < 0)
-      fail(SPGEMM_STATUS_INVALID_VALUE, "shares must be finite and >= 0");
-    sum += shares[i];
-  }
-  if (!(sum > 0)) fail(SPGEMM_STATUS_INVALID_VALUE, "shares must not all be 0");
-  partitioning_.shares.assign(shares, shares + count);
 }
 
 const cudaStream_t* Context::fork(int n) {

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// What a handle owns: the device it is bound to (if any), its stream, where
-// its device workspace comes from (a stream-ordered memory pool that keeps
-// its memory between calls, the caller's allocator, or, during a call on a
-// plan given a buffer, that plan's arena), its settings, and the device
-// limits every kernel configuration is derived from.
+// A handle's device resources: the device it is bound to (if any), its
+// stream, where its device workspace comes from (a stream-ordered memory
+// pool that keeps its memory between calls, the caller's allocator, or,
+// during a call on a plan given a buffer, that plan's arena), the pinned
+// host memory and side streams its calls use, and the device limits every
+// kernel configuration is derived from. Its settings are core/settings.hpp's;
+// the settings of split products multi/split_context.hpp's.
 #pragma once
-
-#include "core/crew.hpp"
 
 #include <spgemm/spgemm.h>
 
 #include <cuda_runtime_api.h>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <utility>
-#include <vector>
 
 namespace spgemm {
 
@@ -49,56 +46,6 @@ struct WorkspaceBlock {
   size_t bytes = 0;
   DeviceAllocator source;
   Arena* arena = nullptr;
-};
-
-class Context;
-
-// How plans of a handle split their rows among devices (spgemmSetDevices,
-// src/multi/): one part per entry of `parts` (its own context: device,
-// stream, pool; nullptr: the host, SPGEMM_HOST_DEVICE), rows shared by
-// predicted cost in proportion to `shares` (empty: equal among GPUs, the
-// host's from multi/cost_model.hpp), for products of at least
-// `min_products` products.
-struct Partitioning {
-  std::vector<std::shared_ptr<Context>> parts;
-  std::vector<double> shares;
-  long long min_products = -1;  // negative: the library's default
-  bool distributed = false;     // C left as the parts' row blocks
-  std::shared_ptr<Crew> crew;   // the host threads that run the parts at once
-};
-
-// One numeric phase of one part: its products, of a product of `total`,
-// and the seconds it took, copies included (0: none measured).
-struct PartMeasure {
-  long long total = 0;
-  double products = 0, seconds = 0;
-};
-
-// An entry of the device list's last two measures of distinct cuts, newest
-// first: a measure of nearly the cut of the newest (within
-// kShareFitMinGap of the total, configs/bins.hpp) replaces it.
-struct PartHistory {
-  PartMeasure newest, before;
-  void record(const PartMeasure& m, double min_gap) {
-    const bool same_cut = m.total == newest.total &&
-                          std::abs(m.products - newest.products) < min_gap * m.total;
-    if (!same_cut) before = newest;
-    newest = m;
-  }
-  double rate() const { return newest.seconds > 0 ? newest.products / newest.seconds : 0.0; }
-};
-
-// What the handle's split products measured (0: nothing yet): products per
-// second of one GPU part and of the host part, bytes per second of the host
-// part's copies (the hybrid's cost model), and each entry of the device
-// list's measures (the next cut's shares, multi/shares.hpp): in a plan's
-// first numeric phase (`parts`) and in a later one (`parts_again`, where the
-// engines reuse C's structure; a plan whose numeric phase runs again is
-// balanced for those).
-struct Throughput {
-  double gpu = 0, host = 0, copy = 0;
-  std::vector<PartHistory> parts, parts_again;
-  long long split_total = 0;  // products of the last product cut (the next cut's guess)
 };
 
 class Context {
@@ -135,18 +82,6 @@ class Context {
   size_t used_bytes() const { return used_; }
   size_t peak_bytes() const { return peak_; }
   void reset_peak() { peak_ = used_; }
-
-  // Whether analysis checks the CSR structure of the inputs first.
-  bool input_checks() const { return input_checks_; }
-  void set_input_checks(bool on) { input_checks_ = on; }
-  // Debug option: numeric phases verify that A's, B's and D's structure is
-  // the one analyzed.
-  bool verify_structure() const { return verify_structure_; }
-  void set_verify_structure(bool on) { verify_structure_ = on; }
-  // Whether numeric phases add every entry's terms in a fixed order
-  // (bitwise-reproducible results).
-  bool deterministic() const { return deterministic_; }
-  void set_deterministic(bool on) { deterministic_ = on; }
 
   // Copies `bytes` of device memory, written by work on the handle's stream,
   // to `host` once the stream has reached it (a synchronization), through a
@@ -208,23 +143,8 @@ class Context {
   const cudaStream_t* fork(int n);
   cudaError_t join(int n) noexcept;
 
-  // The devices the handle's products are split among (empty: none set).
-  // set_devices checks the ordinals, makes a context per entry and lets the
-  // handle's device and theirs reach each other's memory where they can;
-  // the shares go back to equal.
-  const Partitioning& partitioning() const { return partitioning_; }
-  void set_devices(const int* devices, int count);
   // Lets `device` address this context's pool where the hardware allows it.
   void share_pool_with(int device);
-  void set_partition_shares(const double* shares, int count);
-  void set_partition_min_products(long long products) { partitioning_.min_products = products; }
-  void set_output_distributed(bool on) { partitioning_.distributed = on; }
-  Throughput& throughput() { return throughput_; }
-  // Plans whose C is in host memory (src/multi/chunked_engine.cpp): the most
-  // bytes of C's column indices and values they hold on the device at once;
-  // 0: the library's default.
-  size_t output_chunk_bytes() const { return output_chunk_bytes_; }
-  void set_output_chunk_bytes(size_t bytes) { output_chunk_bytes_ = bytes; }
 
   // Makes the handle's device current for the duration of a call. Never
   // throws (it also runs in destructors): if the switch fails, the CUDA calls
@@ -269,9 +189,6 @@ class Context {
   Arena* arena_ = nullptr;  // set by CallScope
   size_t used_ = 0;
   size_t peak_ = 0;
-  bool input_checks_ = true;
-  bool verify_structure_ = false;
-  bool deterministic_ = true;
   struct PinnedHost {  // grown as asked, freed with the context
     void* at = nullptr;
     size_t bytes = 0;
@@ -287,9 +204,12 @@ class Context {
   cudaStream_t side_[kSideStreams] = {};
   cudaEvent_t fork_event_ = nullptr;
   cudaEvent_t join_events_[kSideStreams] = {};
-  Partitioning partitioning_;
-  Throughput throughput_;
-  size_t output_chunk_bytes_ = 0;
 };
+
+// Lets device `from` address device `to`'s memory directly where the
+// hardware allows it (copies between them then go peer to peer instead of
+// through the host); pairs already enabled by the library are not asked
+// again.
+void enable_peer_access(int from, int to);
 
 }  // namespace spgemm

@@ -177,8 +177,9 @@ const Value* values_of(const MatrixDesc* m) {
 template <class Value, class Offset, class Col>
 class CudaEngine final : public Engine {
  public:
-  explicit CudaEngine(Context& ctx)
+  CudaEngine(Context& ctx, const Settings& settings)
       : ctx_(ctx),
+        settings_(settings),
         symbolic_layout_(make_bin_layout(ctx.limits(), Phase::symbolic, sizeof(int), 0)),
         numeric_layout_(make_bin_layout(ctx.limits(), Phase::numeric, sizeof(int) + sizeof(Value),
                                         sizeof(Offset))) {}
@@ -380,7 +381,7 @@ class CudaEngine final : public Engine {
     schedule.split = split_rows(in, c, split_scratch);
     BinFork fork(ctx_, scheduled_launches(numeric_layout_, schedule));
     launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
-                                       static_cast<int>(c.rows), lanes_, ctx_.deterministic(),
+                                       static_cast<int>(c.rows), lanes_, settings_.deterministic,
                                        target == written_, schedule, fork.streams());
     fork.done();
     written_ = target;
@@ -396,7 +397,7 @@ class CudaEngine final : public Engine {
                        DeviceBuffer<unsigned char>& scratch) {
     const Schedule& s = numeric_schedule_;
     const int last = numeric_layout_.dense_bin() - 1;
-    if (!ctx_.deterministic() || in.D || !s.host_counts || s.single_bin >= 0 || last < 0 ||
+    if (!settings_.deterministic || in.D || !s.host_counts || s.single_bin >= 0 || last < 0 ||
         numeric_layout_.hash[last].spec.group != Group::block ||
         in.B->cols > numeric_layout_.hash[last].spec.table_size)
       return {};
@@ -751,6 +752,7 @@ class CudaEngine final : public Engine {
   };
 
   Context& ctx_;
+  const Settings& settings_;  // the handle's (the plan keeps them alive)
   BinLayout symbolic_layout_;
   BinLayout numeric_layout_;
   int lanes_ = 1;
@@ -786,12 +788,13 @@ class CudaEngine final : public Engine {
 }  // namespace
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_cuda_engine(Context& ctx) {
-  return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx);
+std::unique_ptr<Engine> make_cuda_engine(Context& ctx, const Settings& settings) {
+  return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx, settings);
 }
 
 #define SPGEMM_INSTANTIATE_CUDA_ENGINE(Value, Offset, Col) \
-  template std::unique_ptr<Engine> make_cuda_engine<Value, Offset, Col>(Context&);
+  template std::unique_ptr<Engine> make_cuda_engine<Value, Offset, Col>(Context&, \
+                                                                     const Settings&);
 #define SPGEMM_INSTANTIATE_CUDA_ENGINES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CUDA_ENGINE, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CUDA_ENGINES)

@@ -4,7 +4,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
-#include "cuda/configs/bins.hpp"
+#include "multi/policy.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "cuda/partition/row_split.hpp"
 #include "multi/chunk_rows.hpp"
@@ -25,8 +25,11 @@ class ChunkedEngine final : public Engine {
   static constexpr size_t kEntryBytes = sizeof(Col) + sizeof(Value);
 
  public:
-  explicit ChunkedEngine(Context& ctx)
-      : ctx_(ctx), whole_(make_cuda_engine<Value, Offset, Col>(ctx)) {}
+  ChunkedEngine(Context& ctx, const Settings& settings, multi::SplitContext& split)
+      : ctx_(ctx),
+        settings_(settings),
+        split_(split),
+        whole_(make_cuda_engine<Value, Offset, Col>(ctx, settings)) {}
 
   ~ChunkedEngine() override {
     if (copy_stream_) {
@@ -49,7 +52,7 @@ class ChunkedEngine final : public Engine {
     no_rows.rows = no_rows.nnz = 0;
     const size_t per_chunk = whole_->workspace_bytes({&no_rows, shapes.B, nullptr}) +
                              3 * (sizeof(Offset) + 2 * Arena::kAlignment);
-    return 3 * whole_->workspace_bytes(shapes) + cuda::kKeptOutputChunks * per_chunk +
+    return 3 * whole_->workspace_bytes(shapes) + multi::kKeptOutputChunks * per_chunk +
            4 * DeviceBuffer<Offset>::workspace_bytes(rows + 1) +
            2 * DeviceBuffer<long long>::workspace_bytes(rows + 1) + chunk_bytes() +
            4 * Arena::kAlignment;
@@ -122,7 +125,7 @@ class ChunkedEngine final : public Engine {
           if (copied.get()) cudaStreamWaitEvent(e.ctx_.stream(), copied.get(), 0);
       }
     } drain{*this};
-    const bool keep = !reuse && n <= cuda::kKeptOutputChunks;
+    const bool keep = !reuse && n <= multi::kKeptOutputChunks;
     std::vector<std::unique_ptr<PartT>> made;
     for (int p = 0; p < n; ++p) {
       std::unique_ptr<PartT> fresh;
@@ -167,10 +170,10 @@ class ChunkedEngine final : public Engine {
 
  private:
   size_t chunk_bytes() const {
-    if (ctx_.output_chunk_bytes() > 0) return ctx_.output_chunk_bytes();
+    if (split_.output_chunk_bytes() > 0) return split_.output_chunk_bytes();
     size_t free = 0, total = 0;
     SPGEMM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    return static_cast<size_t>(static_cast<double>(total) * cuda::kOutputChunkShare);
+    return static_cast<size_t>(static_cast<double>(total) * multi::kOutputChunkShare);
   }
 
   int64_t entries_per_chunk() const {
@@ -182,7 +185,7 @@ class ChunkedEngine final : public Engine {
                                  const MatrixDesc& C) {
     auto part = std::make_unique<PartT>(cut, p, ctx_, ctx_.device(), in);
     part->place_structures(in);  // (on the operands' device: with their values)
-    part->engine = make_cuda_engine<Value, Offset, Col>(ctx_);
+    part->engine = make_cuda_engine<Value, Offset, Col>(ctx_, settings_);
     part->engine->analyze(part->operands(), nullptr, 0);
     part->describe_c(C);
     part->C.memory = SPGEMM_MEMORY_DEVICE;
@@ -229,6 +232,8 @@ class ChunkedEngine final : public Engine {
   }
 
   Context& ctx_;
+  const Settings& settings_;       // the handle's (the plan keeps them alive)
+  multi::SplitContext& split_;     // the handle's (the plan keeps it alive)
   std::unique_ptr<Engine> whole_;  // analysis and symbolic phase of the whole product
   cudaStream_t copy_stream_ = nullptr;
   multi::Event computed_[2], copied_[2];  // per chunk buffer
@@ -242,12 +247,14 @@ class ChunkedEngine final : public Engine {
 }  // namespace
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_chunked_engine(Context& ctx) {
-  return std::make_unique<ChunkedEngine<Value, Offset, Col>>(ctx);
+std::unique_ptr<Engine> make_chunked_engine(Context& ctx, const Settings& settings,
+                                            multi::SplitContext& split) {
+  return std::make_unique<ChunkedEngine<Value, Offset, Col>>(ctx, settings, split);
 }
 
 #define SPGEMM_INSTANTIATE_CHUNKED_ENGINE(Value, Offset, Col) \
-  template std::unique_ptr<Engine> make_chunked_engine<Value, Offset, Col>(Context&);
+  template std::unique_ptr<Engine> make_chunked_engine<Value, Offset, Col>( \
+      Context&, const Settings&, multi::SplitContext&);
 #define SPGEMM_INSTANTIATE_CHUNKED_ENGINES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CHUNKED_ENGINE, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHUNKED_ENGINES)

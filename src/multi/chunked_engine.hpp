@@ -11,7 +11,7 @@
 //             (and D) times B (src/multi/row_blocks.hpp), analyzed, counted
 //             and computed into one of two device buffers on the handle's
 //             stream, then copied to C's host arrays on a copy stream while
-//             the next chunk runs. Up to configs/bins.hpp's
+//             the next chunk runs. Up to multi/policy.hpp's
 //             kKeptOutputChunks chunks keep their analysis and symbolic state
 //             (O(rows of the chunk) each) until the next analysis, symbolic
 //             phase or change of the chunk bytes, so that numeric phases
@@ -21,6 +21,8 @@
 #pragma once
 
 #include "core/context.hpp"
+#include "core/settings.hpp"
+#include "multi/split_context.hpp"
 #include "plan/engine.hpp"
 
 #include <memory>
@@ -28,6 +30,7 @@
 namespace spgemm {
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_chunked_engine(Context& ctx);
+std::unique_ptr<Engine> make_chunked_engine(Context& ctx, const Settings& settings,
+                                        multi::SplitContext& split);
 
 }  // namespace spgemm

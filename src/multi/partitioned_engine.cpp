@@ -4,7 +4,7 @@
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
-#include "cuda/configs/bins.hpp"
+#include "multi/policy.hpp"
 #include "cuda/cuda_engine.hpp"
 #include "cuda/partition/row_split.hpp"
 #include "multi/host_part.hpp"
@@ -36,11 +36,13 @@ class PartitionedEngine final : public Engine {
   using HostPartT = multi::HostPart<Value, Offset, Col>;
 
  public:
-  explicit PartitionedEngine(Context& ctx)
+  PartitionedEngine(Context& ctx, const Settings& settings, multi::SplitContext& split)
       : ctx_(ctx),
-        home_(make_cuda_engine<Value, Offset, Col>(ctx)),
-        settings_(ctx.partitioning()),
-        crew_(settings_.crew ? settings_.crew : std::make_shared<Crew>()) {}
+        settings_(settings),
+        split_(split),
+        home_(make_cuda_engine<Value, Offset, Col>(ctx, settings)),
+        partitioning_(split.partitioning()),
+        pool_(partitioning_.pool ? partitioning_.pool : std::make_shared<ThreadPool>()) {}
 
   ~PartitionedEngine() override {
     retire_parts();
@@ -79,21 +81,21 @@ class PartitionedEngine final : public Engine {
     retire_parts();
     rows_ = in.A->rows;
     std::vector<Context*> contexts;  // nullptr: the host
-    for (const auto& part : settings_.parts) contexts.push_back(part.get());
+    for (const auto& part : partitioning_.parts) contexts.push_back(part.get());
     const int n = static_cast<int>(contexts.size());
     std::vector<Taken> replica_prints(static_cast<size_t>(n));
     Prints home_prints;
-    // the cut's outcome, which the other bodies poll for (core/crew.hpp)
+    // the cut's outcome, which the other bodies poll for (core/thread_pool.hpp)
     std::promise<void> cut_made;
     const std::shared_future<void> cut_known = cut_made.get_future().share();
     std::atomic<bool> cut_settled{false};
     const RowCounters counters = row_counters(in, contexts);
     entry_.record(ctx_.stream());  // what the replicas' fingerprints wait for
-    crew_->run(n, [&](int p) {
+    pool_->run(n, [&](int p) {
       Context* on = contexts[static_cast<size_t>(p)];
       if (p > 0) {
         replica_prints[static_cast<size_t>(p)] = fingerprint_replicas(in, on, counters);
-        poll_for(kCrewAwait, [&] { return cut_settled.load(std::memory_order_acquire); });
+        poll_for(kPoolAwait, [&] { return cut_settled.load(std::memory_order_acquire); });
         cut_known.get();  // (rethrows the cut's failure)
       } else {
         try {
@@ -115,7 +117,7 @@ class PartitionedEngine final : public Engine {
 
   int64_t symbolic(const Operands& in, MatrixDesc& C) override {
     if (parts_.empty()) return home_->symbolic(in, C);
-    crew_->run(static_cast<int>(parts_.size()), [&](int p) {
+    pool_->run(static_cast<int>(parts_.size()), [&](int p) {
       range(p).c_nnz = 0;
       if (range(p).rows == 0) return;
       if (!parts_[static_cast<size_t>(p)]) {
@@ -141,7 +143,7 @@ class PartitionedEngine final : public Engine {
       total += range(p).c_nnz;
     }
     // nnz(C) too large for C's offsets: the plan says so, C stays untouched
-    if (total > max_nnz(C) || settings_.distributed) return total;
+    if (total > max_nnz(C) || partitioning_.distributed) return total;
     const cudaStream_t stream = ctx_.stream();
     for (int p = 0; p < static_cast<int>(parts_.size()); ++p) {
       PartT* part = parts_[static_cast<size_t>(p)].get();
@@ -166,7 +168,7 @@ class PartitionedEngine final : public Engine {
   }
 
   // Every part's numeric phase enqueued at once, each from its thread of
-  // the crew (the host part's computed there); the handle's stream then
+  // the thread pool (the host part's computed there); the handle's stream then
   // waits for the GPU parts.
   void numeric(const Operands& in, MatrixDesc& C, const void* alpha, const void* beta) override {
     if (parts_.empty()) {
@@ -181,7 +183,7 @@ class PartitionedEngine final : public Engine {
         if (part && part->rows > 0) part->done.wait_on(ctx_.stream());
     };
     try {
-      crew_->run(static_cast<int>(parts_.size()), [&](int p) {
+      pool_->run(static_cast<int>(parts_.size()), [&](int p) {
         PartT* part = parts_[static_cast<size_t>(p)].get();
         if (!part) {
           if (host_->rows > 0) host_numeric(in, C, alpha, beta);
@@ -201,7 +203,7 @@ class PartitionedEngine final : public Engine {
 
   std::vector<RowBlock> row_blocks() override {
     std::vector<RowBlock> blocks;
-    if (!settings_.distributed) return blocks;
+    if (!partitioning_.distributed) return blocks;
     for (auto& part : parts_) {
       if (!part) {
         if (host_->rows > 0)
@@ -242,7 +244,7 @@ class PartitionedEngine final : public Engine {
 
   // C's rows of the part in arrays of its own: on another device, or all
   // parts' where C stays distributed.
-  bool own_c(const PartT& part) const { return part.remote || settings_.distributed; }
+  bool own_c(const PartT& part) const { return part.remote || partitioning_.distributed; }
 
   // Fingerprints of A's, B's and D's structures (none: not taken).
   using Prints = std::array<std::optional<uint64_t>, 3>;
@@ -266,11 +268,11 @@ class PartitionedEngine final : public Engine {
                         std::vector<Context*> contexts, const RowCounters& counters) {
     // the handle's GPU alone whatever the products: no need to count them
     const bool alone =
-        multi::host_never_pays<Value, Col>(settings_, ctx_.throughput(), in) &&
+        multi::host_never_pays<Value, Col>(partitioning_, split_.throughput(), in) &&
         gpus_are_home(contexts);
     const MatrixDesc* const operands[3] = {in.A, in.B, in.D};
     const MatrixDesc* replicated[3] = {};
-    for (int i = 0; i < 3 && ctx_.input_checks() && !alone; ++i)
+    for (int i = 0; i < 3 && settings_.input_checks && !alone; ++i)
       for (const Context* on : contexts)
         if (operands[i] && on && on->device() != ctx_.device() &&
             operands[i]->replica_on(on->device()))
@@ -279,12 +281,12 @@ class PartitionedEngine final : public Engine {
     if (!alone) {  // the input checks with the count, before any part reads the operands
       cut = cuda::split_rows<Offset, Col>(
           ctx_, in, checks, count, {{replicated[0], replicated[1], replicated[2]}},
-          names_b_rows(in, contexts), ctx_.throughput().split_total,
+          names_b_rows(in, contexts), split_.throughput().split_total,
           [&](long long total) {
-            return multi::part_shares<Value, Col>(settings_, ctx_.throughput(), in, total);
+            return multi::part_shares<Value, Col>(partitioning_, split_.throughput(), in, total);
           },
           &counts_, counters.list);
-      ctx_.throughput().split_total = cut.total;
+      split_.throughput().split_total = cut.total;
     }
     Prints prints;
     if (!cut.prints.empty()) prints = cut.prints[0];
@@ -294,10 +296,10 @@ class PartitionedEngine final : public Engine {
           fail_replica(static_cast<int>(i), counters.list[c].ctx->device());
     total_ = alone ? -1 : cut.total;
     const long long least =
-        settings_.min_products < 0 ? cuda::kPartitionMinProducts : settings_.min_products;
+        partitioning_.min_products < 0 ? multi::kPartitionMinProducts : partitioning_.min_products;
     listed_ = true;
     if (alone || in.A->rows == 0 || cut.total < least || all_at_home(cut, contexts)) {
-      if (!settings_.distributed) {
+      if (!partitioning_.distributed) {
         if (alone) {
           home_->analyze(in, checks, count);
         } else {  // (checked with the cut)
@@ -348,7 +350,7 @@ class PartitionedEngine final : public Engine {
       const auto& v = counters.views.emplace_back(std::move(views));
       const MatrixDesc* const replicas[3] = {&*v[0], &*v[1], in.D ? &*v[2] : nullptr};
       Fingerprints printed;
-      for (int i = 0; i < 3 && ctx_.input_checks(); ++i) printed.m[i] = replicas[i];
+      for (int i = 0; i < 3 && settings_.input_checks; ++i) printed.m[i] = replicas[i];
       counters.list.push_back({on, {replicas[0], replicas[1], replicas[2]}, printed});
     }
     return counters;
@@ -374,7 +376,7 @@ class PartitionedEngine final : public Engine {
   // landmark on two H200s).
   Taken fingerprint_replicas(const Operands& in, Context* on, const RowCounters& counters) {
     Taken taken{};
-    if (!on || on->device() == ctx_.device() || !ctx_.input_checks() ||
+    if (!on || on->device() == ctx_.device() || !settings_.input_checks ||
         printed_by_counter(counters, on->device()))
       return taken;
     const PartScope scope(ctx_, *on);
@@ -430,7 +432,7 @@ class PartitionedEngine final : public Engine {
     const PartScope scope(ctx_, *part.ctx);
     ready_.wait_on(part.stream());
     part.place_structures(in);
-    part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
+    part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx, settings_);
     Operands operands = part.operands();
     const std::optional<CountedRows> counted = counts_.from(part.first_row);
     if (counted) operands.counted = &*counted;
@@ -476,7 +478,6 @@ class PartitionedEngine final : public Engine {
   void part_numeric(PartT& part, const Operands& in, MatrixDesc& C, const void* alpha,
                     const void* beta) {
     const PartScope scope(ctx_, *part.ctx);
-    part.ctx->set_deterministic(ctx_.deterministic());
     const cudaStream_t stream = part.stream();
     ready_.wait_on(stream);
     part.start.record(stream);
@@ -489,7 +490,7 @@ class PartitionedEngine final : public Engine {
       part.C.values = multi::advanced<Value>(C.values, part.c_first);
     }
     part.engine->numeric(part.operands(), part.C, alpha, beta);
-    if (part.remote && !settings_.distributed) {
+    if (part.remote && !partitioning_.distributed) {
       copy_between(static_cast<Col*>(C.col_ind) + part.c_first, ctx_.device(), part.c_cols.get(),
                    part.ctx->device(), part.c_nnz, stream);
       copy_between(static_cast<Value*>(C.values) + part.c_first, ctx_.device(),
@@ -499,7 +500,7 @@ class PartitionedEngine final : public Engine {
     ++part.numerics;
   }
 
-  // The host part's numeric phase on its thread of the crew, while the GPU
+  // The host part's numeric phase on its thread of the pool, while the GPU
   // parts' are enqueued: its values copied in, its rows computed, copied into C
   // (unless distributed) and waited for, since its pinned C is rewritten by
   // the next phase. Its throughputs go to the handle's model.
@@ -515,7 +516,7 @@ class PartitionedEngine final : public Engine {
     const auto copied = Clock::now();
     h.engine->numeric(h.operands(), h.C, alpha, beta);
     const auto computed = Clock::now();
-    if (!settings_.distributed && h.c_nnz > 0) {
+    if (!partitioning_.distributed && h.c_nnz > 0) {
       SPGEMM_CUDA_CHECK(cudaMemcpyAsync(static_cast<Col*>(C.col_ind) + h.c_first, h.c_cols.get(),
                                         sizeof(Col) * h.c_nnz, cudaMemcpyHostToDevice,
                                         host_stream_));
@@ -527,7 +528,7 @@ class PartitionedEngine final : public Engine {
     }
     const auto end = Clock::now();
     h.numeric_ms = static_cast<float>(1e3 * seconds(end - start));
-    Throughput& measured = ctx_.throughput();
+    multi::Throughput& measured = split_.throughput();
     const double computing = seconds(computed - copied);
     const double copying = seconds(copied - start) + seconds(end - computed);
     if (computing > 0) measured.host = static_cast<double>(h.products) / computing;
@@ -577,7 +578,7 @@ class PartitionedEngine final : public Engine {
   // as a first numeric phase or one run again) and their mean (the
   // hybrid's model).
   void measure_gpu_parts() noexcept {
-    Throughput& measured = ctx_.throughput();
+    multi::Throughput& measured = split_.throughput();
     double sum = 0;
     int count = 0;
     for (size_t p = 0; p < parts_.size(); ++p) {
@@ -591,11 +592,11 @@ class PartitionedEngine final : public Engine {
       if (!(ms > 0)) continue;
       const double seconds = 1e-3 * ms;
       sum += static_cast<double>(part->products) / seconds, ++count;
-      std::vector<PartHistory>& history =
+      std::vector<multi::PartHistory>& history =
           part->numerics > 1 ? measured.parts_again : measured.parts;
-      if (listed_ && history.size() == settings_.parts.size())
+      if (listed_ && history.size() == partitioning_.parts.size())
         history[p].record({total_, static_cast<double>(part->products), seconds},
-                          cuda::kShareFitMinGap);
+                          multi::kShareFitMinGap);
     }
     if (count > 0) measured.gpu = sum / count;
   }
@@ -629,9 +630,11 @@ class PartitionedEngine final : public Engine {
   }
 
   Context& ctx_;
-  std::unique_ptr<Engine> home_;  // products that run whole, checks, transposes
-  Partitioning settings_;         // as the handle had them at the plan's creation
-  std::shared_ptr<Crew> crew_;    // the handle's: the parts' threads in every phase
+  const Settings& settings_;          // the handle's (the plan keeps them alive)
+  multi::SplitContext& split_;        // the handle's (the plan keeps it alive)
+  std::unique_ptr<Engine> home_;      // products that run whole, checks, transposes
+  multi::Partitioning partitioning_;  // as the handle had them at the plan's creation
+  std::shared_ptr<ThreadPool> pool_;  // the handle's: the parts' threads in every phase
   // empty: the product runs whole on home_; nullptr: the host's part
   std::vector<std::unique_ptr<PartT>> parts_;
   std::unique_ptr<HostPartT> host_;
@@ -647,12 +650,14 @@ class PartitionedEngine final : public Engine {
 }  // namespace
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_partitioned_engine(Context& ctx) {
-  return std::make_unique<PartitionedEngine<Value, Offset, Col>>(ctx);
+std::unique_ptr<Engine> make_partitioned_engine(Context& ctx, const Settings& settings,
+                                                multi::SplitContext& split) {
+  return std::make_unique<PartitionedEngine<Value, Offset, Col>>(ctx, settings, split);
 }
 
 #define SPGEMM_INSTANTIATE_PARTITIONED_ENGINE(Value, Offset, Col) \
-  template std::unique_ptr<Engine> make_partitioned_engine<Value, Offset, Col>(Context&);
+  template std::unique_ptr<Engine> make_partitioned_engine<Value, Offset, Col>( \
+      Context&, const Settings&, multi::SplitContext&);
 #define SPGEMM_INSTANTIATE_PARTITIONED_ENGINES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_PARTITIONED_ENGINE, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_PARTITIONED_ENGINES)

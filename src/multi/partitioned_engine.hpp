@@ -21,11 +21,13 @@
 //     while the GPU parts run; its share from multi/cost_model.hpp.
 //   - Shares not forced: the GPUs' follow what each entry of the device list
 //     measured in the handle's last split numeric phase (equal before).
-// Products with fewer products than the handle's minimum (configs/bins.hpp's
+// Products with fewer products than the handle's minimum (multi/policy.hpp's
 // kPartitionMinProducts by default) run whole on the operands' device.
 #pragma once
 
 #include "core/context.hpp"
+#include "core/settings.hpp"
+#include "multi/split_context.hpp"
 #include "plan/engine.hpp"
 
 #include <memory>
@@ -33,6 +35,7 @@
 namespace spgemm {
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_partitioned_engine(Context& ctx);
+std::unique_ptr<Engine> make_partitioned_engine(Context& ctx, const Settings& settings,
+                                        multi::SplitContext& split);
 
 }  // namespace spgemm

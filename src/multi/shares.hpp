@@ -8,13 +8,13 @@
 // else in proportion to the newest measure's products per second. The
 // host's, if it is an entry, comes from the cost model
 // (multi/cost_model.hpp) with the handle's measured throughputs
-// (configs/bins.hpp's defaults before). Host code only
+// (policy.hpp.s defaults before). Host code only
 // (tests/host/test_cost_model.cpp).
 #pragma once
 
-#include "core/context.hpp"
-#include "cuda/configs/bins.hpp"
 #include "multi/cost_model.hpp"
+#include "multi/policy.hpp"
+#include "multi/split_context.hpp"
 #include "plan/engine.hpp"
 
 #include <algorithm>
@@ -35,16 +35,16 @@ HybridCosts hybrid_costs(const Throughput& measured, const Operands& in, long lo
   HybridCosts c;
   c.products = static_cast<double>(total);
   c.gpus = gpus;
-  c.gpu_rate = measured.gpu > 0 ? measured.gpu : cuda::kHybridGpuProductsPerSecond;
+  c.gpu_rate = measured.gpu > 0 ? measured.gpu : kHybridGpuProductsPerSecond;
   c.host_rate =
-      measured.host > 0 ? measured.host : cuda::kHybridHostProductsPerSecondPerThread * threads;
-  c.copy_rate = measured.copy > 0 ? measured.copy : cuda::kHybridCopyBytesPerSecond;
+      measured.host > 0 ? measured.host : kHybridHostProductsPerSecondPerThread * threads;
+  c.copy_rate = measured.copy > 0 ? measured.copy : kHybridCopyBytesPerSecond;
   c.fixed_bytes = static_cast<double>(sizeof(Value)) * static_cast<double>(in.B->nnz);
   const double a_d_values =
       static_cast<double>(sizeof(Value)) * static_cast<double>(in.A->nnz + (in.D ? in.D->nnz : 0));
   c.bytes_per_product = a_d_values / std::max(1.0, c.products) + sizeof(Col) + sizeof(Value);
-  c.overhead_s = cuda::kHybridHostOverheadSeconds;
-  c.min_share = cuda::kHybridMinHostShare;
+  c.overhead_s = kHybridHostOverheadSeconds;
+  c.min_share = kHybridMinHostShare;
   return c;
 }
 
@@ -72,7 +72,7 @@ inline std::vector<double> fitted_shares(const Partitioning& settings,
     const PartMeasure& x = history[p].newest;
     const PartMeasure& y = history[p].before;
     if (x.total != total || y.total != total || !(x.seconds > 0) || !(y.seconds > 0) ||
-        std::abs(x.products - y.products) < cuda::kShareFitMinGap * all)
+        std::abs(x.products - y.products) < kShareFitMinGap * all)
       return {};
     slope[p] = (x.seconds - y.seconds) / (x.products - y.products);
     if (!(slope[p] > 0)) return {};
@@ -93,8 +93,8 @@ inline std::vector<double> fitted_shares(const Partitioning& settings,
     from[p] = history[p].newest.products / measured;
     const double step = out[p] - from[p], rate_step = by_rates[p] - from[p];
     if (!(out[p] >= 0) || step * rate_step < 0) return {};
-    if (std::abs(step) > cuda::kShareFitMaxStep * std::abs(rate_step))
-      scale = std::min(scale, cuda::kShareFitMaxStep * std::abs(rate_step) / std::abs(step));
+    if (std::abs(step) > kShareFitMaxStep * std::abs(rate_step))
+      scale = std::min(scale, kShareFitMaxStep * std::abs(rate_step) / std::abs(step));
   }
   for (size_t p = 0; p < n; ++p) out[p] = from[p] + scale * (out[p] - from[p]);
   return out;

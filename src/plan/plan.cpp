@@ -120,33 +120,40 @@ std::vector<Extent> extents_of(const MatrixDesc& m, const char* name, bool entri
 
 // The backend for operands in `memory` and C in `c_memory`.
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_engine(Context& ctx, spgemmMemoryType_t memory,
+std::unique_ptr<Engine> make_engine(Context& ctx, const Settings& settings,
+                                    multi::SplitContext& split, spgemmMemoryType_t memory,
                                     spgemmMemoryType_t c_memory) {
   if (memory == SPGEMM_MEMORY_HOST) return make_host_engine<Value, Offset, Col>();
   if (!ctx.has_device())
     fail(SPGEMM_STATUS_NO_DEVICE,
          std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
-  if (c_memory == SPGEMM_MEMORY_HOST) return make_chunked_engine<Value, Offset, Col>(ctx);
-  if (!ctx.partitioning().parts.empty()) return make_partitioned_engine<Value, Offset, Col>(ctx);
-  return make_cuda_engine<Value, Offset, Col>(ctx);
+  if (c_memory == SPGEMM_MEMORY_HOST)
+    return make_chunked_engine<Value, Offset, Col>(ctx, settings, split);
+  if (!split.partitioning().parts.empty())
+    return make_partitioned_engine<Value, Offset, Col>(ctx, settings, split);
+  return make_cuda_engine<Value, Offset, Col>(ctx, settings);
 }
 
 template <class Value>
-std::unique_ptr<Engine> make_engine(Context& ctx, const MatrixDesc& like,
+std::unique_ptr<Engine> make_engine(Context& ctx, const Settings& settings,
+                                    multi::SplitContext& split, const MatrixDesc& like,
                                     spgemmMemoryType_t c_memory) {
   if (like.offset_type == SPGEMM_INDEX_32I)
-    return make_engine<Value, int32_t, int32_t>(ctx, like.memory, c_memory);
+    return make_engine<Value, int32_t, int32_t>(ctx, settings, split, like.memory, c_memory);
   if (like.index_type == SPGEMM_INDEX_32I)
-    return make_engine<Value, int64_t, int32_t>(ctx, like.memory, c_memory);
-  return make_engine<Value, int64_t, int64_t>(ctx, like.memory, c_memory);
+    return make_engine<Value, int64_t, int32_t>(ctx, settings, split, like.memory, c_memory);
+  return make_engine<Value, int64_t, int64_t>(ctx, settings, split, like.memory, c_memory);
 }
 
 }  // namespace
 
-Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
-           const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
-           cudaDataType compute_type)
+Plan::Plan(std::shared_ptr<Context> ctx, std::shared_ptr<const Settings> settings,
+           std::shared_ptr<multi::SplitContext> split, spgemmOperation_t op_a,
+           spgemmOperation_t op_b, const MatrixDesc* A, const MatrixDesc* B,
+           const MatrixDesc* D, MatrixDesc* C, cudaDataType compute_type)
     : ctx_(std::move(ctx)),
+      settings_(std::move(settings)),
+      split_(std::move(split)),
       memory_(A->memory),
       c_memory_(C->memory),
       A_(A),
@@ -189,13 +196,16 @@ Plan::Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation
          "A, B and C must all be in device or all in host memory, or A and B in device memory "
          "and C in host memory");
   check_inputs();
-  distributed_ = ctx_->partitioning().distributed && !ctx_->partitioning().parts.empty() &&
+  distributed_ = split_->partitioning().distributed && !split_->partitioning().parts.empty() &&
                  A->memory == SPGEMM_MEMORY_DEVICE && C->memory == SPGEMM_MEMORY_DEVICE;
+  const auto engine_for = [&](auto value) {
+    return make_engine<decltype(value)>(*ctx_, *settings_, *split_, *A, C->memory);
+  };
   switch (compute_type) {
-    case CUDA_R_32F: engine_ = make_engine<float>(*ctx_, *A, C->memory); break;
-    case CUDA_R_64F: engine_ = make_engine<double>(*ctx_, *A, C->memory); break;
-    case CUDA_C_32F: engine_ = make_engine<ComplexFloat>(*ctx_, *A, C->memory); break;
-    default: engine_ = make_engine<ComplexDouble>(*ctx_, *A, C->memory); break;  // CUDA_C_64F
+    case CUDA_R_32F: engine_ = engine_for(float{}); break;
+    case CUDA_R_64F: engine_ = engine_for(double{}); break;
+    case CUDA_C_32F: engine_ = engine_for(ComplexFloat{}); break;
+    default: engine_ = engine_for(ComplexDouble{}); break;  // CUDA_C_64F
   }
   if (t_a) transposed_a_ = engine_->make_transpose();
   if (t_b) transposed_b_ = engine_->make_transpose();
@@ -244,7 +254,7 @@ void Plan::refuse_overflow() {
   // GPU, with checks on, the products' total read back with their verdict
   // usually spares it: CudaEngine::nnz_lower_bound). Below rows x cols
   // entries C fits whatever its entries: always with 64-bit offsets.
-  if (!ctx_->input_checks()) return;
+  if (!settings_->input_checks) return;
   const double most = static_cast<double>(C_->rows) * static_cast<double>(C_->cols);
   if (most <= static_cast<double>(max_nnz(*C_))) return;
   const int64_t bound = engine_->nnz_lower_bound(operands(), max_nnz(*C_));
@@ -292,13 +302,13 @@ void Plan::analyze() {
   stage_ = Stage::created;  // a failed analysis leaves nothing valid behind
   CheckedOperand checked[kMaxCheckedOperands];
   int count = 0;
-  if (ctx_->input_checks()) {
+  if (settings_->input_checks) {
     if (A_->row_offsets) checked[count++] = {A_, "A"};
     if (B_->row_offsets && !(A_->row_offsets && same_structure(*A_, *B_)))
       checked[count++] = {B_, "B"};
     if (D_ && D_->row_offsets) checked[count++] = {D_, "D"};
   }
-  fingerprinted_ = ctx_->verify_structure();
+  fingerprinted_ = settings_->verify_structure;
   // Fingerprints and transposes read the operands: they need the checks'
   // verdict first. Otherwise the engine's analysis takes the checks along.
   if (fingerprinted_ || transposed_a_ || transposed_b_) {
@@ -322,7 +332,7 @@ int64_t Plan::symbolic() {
           "C: rowOffsets must be set (rows + 1 entries) before spgemmSymbolic");
   if (stage_ == Stage::created) {
     analyze();
-  } else if (ctx_->verify_structure()) {
+  } else if (settings_->verify_structure) {
     // the symbolic phase reads the operands' structure as the analysis
     // found it: a change since is refused before any kernel reads it
     Context::CallScope scope(*ctx_, arena_.get());
@@ -375,7 +385,7 @@ void Plan::numeric(const void* alpha, const void* beta) {
     require_disjoint_output(true);
   }
   Context::CallScope scope(*ctx_, arena_.get());
-  if (ctx_->verify_structure()) verify_structure();
+  if (settings_->verify_structure) verify_structure();
   if (transposed_a_)
     transposed_a_->gather_values(*A_, op_a_ == SPGEMM_OPERATION_CONJUGATE_TRANSPOSE);
   if (transposed_b_)

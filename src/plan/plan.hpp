@@ -7,6 +7,8 @@
 #include "core/arena.hpp"
 #include "core/context.hpp"
 #include "core/matrix.hpp"
+#include "core/settings.hpp"
+#include "multi/split_context.hpp"
 #include "plan/engine.hpp"
 
 #include <cstddef>
@@ -17,11 +19,12 @@ namespace spgemm {
 
 class Plan {
  public:
-  // The plan shares ownership of the context: its workspace lives in the
-  // context's pool, so a handle destroyed before its plans stays alive until
-  // the last plan is gone.
+  // The plan shares ownership of the handle's context, settings and split
+  // context: its workspace lives in the context's pool, so a handle
+  // destroyed before its plans stays alive until the last plan is gone.
   // D may be nullptr (no addend).
-  Plan(std::shared_ptr<Context> ctx, spgemmOperation_t op_a, spgemmOperation_t op_b,
+  Plan(std::shared_ptr<Context> ctx, std::shared_ptr<const Settings> settings,
+       std::shared_ptr<multi::SplitContext> split, spgemmOperation_t op_a, spgemmOperation_t op_b,
        const MatrixDesc* A, const MatrixDesc* B, const MatrixDesc* D, MatrixDesc* C,
        cudaDataType compute_type);
 
@@ -68,6 +71,8 @@ class Plan {
   }
 
   std::shared_ptr<Context> ctx_;
+  std::shared_ptr<const Settings> settings_;  // the handle's
+  std::shared_ptr<multi::SplitContext> split_;  // the handle's split settings and measures
   // Declared before everything that holds workspace: blocks from the arena go
   // back to it, so it must outlive them.
   std::unique_ptr<Arena> arena_;

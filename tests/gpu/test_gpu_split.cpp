@@ -552,10 +552,10 @@ TEST_CASE("operands replicated on the parts' devices: read in place, checked",
 }
 
 // Three parts on devices 1, 0, 1 with two GPUs: the third part, on a thread
-// of the handle's crew, fingerprints its replicas while the handle's device
+// of the handle's thread pool, fingerprints its replicas while the handle's device
 // cuts the rows, then reads them in place (the first part too, on the
 // caller's thread).
-TEST_CASE("replicas read by parts on the crew's threads", "[gpu][split][replicas]") {
+TEST_CASE("replicas read by parts on the thread pool's threads", "[gpu][split][replicas]") {
   const HostCsr<double> A = generate("banded:6000:5");
   HostCsr<double> B = A;
   randomize_values(B, 14);
@@ -648,7 +648,7 @@ TEST_CASE("split plans in a workspace of the caller's", "[gpu][split][workspace]
 }
 
 // The handle on device 1 with parts on devices 0, 1 (two GPUs): the part on
-// the handle's device runs on a thread of the crew, whose threads start on
+// the handle's device runs on a thread of the pool, whose threads start on
 // device 0, and the operands are on device 1.
 TEST_CASE("a split product whose handle is on another device than 0", "[gpu][split]") {
   int count = 0;

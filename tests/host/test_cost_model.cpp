@@ -125,8 +125,8 @@ TEST_CASE("the host's share at its edges", "[cost-model]") {
 namespace {
 
 // Each entry measured once: `rate` products per second (0: not measured).
-std::vector<spgemm::PartHistory> rates(const std::vector<double>& rate) {
-  std::vector<spgemm::PartHistory> out(rate.size());
+std::vector<spgemm::multi::PartHistory> rates(const std::vector<double>& rate) {
+  std::vector<spgemm::multi::PartHistory> out(rate.size());
   for (size_t p = 0; p < rate.size(); ++p)
     if (rate[p] > 0) out[p].record({1000, rate[p], 1.0}, 0.005);
   return out;
@@ -134,8 +134,9 @@ std::vector<spgemm::PartHistory> rates(const std::vector<double>& rate) {
 
 // Two entries' first-phase measures of a product of 1000 products: cut at
 // 500 / 500 taking `even` seconds each, then at 600 / 400 taking `uneven`.
-spgemm::Throughput two_cuts(const std::array<double, 2>& even, const std::array<double, 2>& uneven) {
-  spgemm::Throughput t;
+spgemm::multi::Throughput two_cuts(const std::array<double, 2>& even,
+                                   const std::array<double, 2>& uneven) {
+  spgemm::multi::Throughput t;
   t.parts.resize(2);
   const double products[2][2] = {{500, 500}, {600, 400}};
   for (int p = 0; p < 2; ++p) {
@@ -145,9 +146,9 @@ spgemm::Throughput two_cuts(const std::array<double, 2>& even, const std::array<
   return t;
 }
 
-spgemm::Partitioning device_list(const std::vector<bool>& gpu) {
+spgemm::multi::Partitioning device_list(const std::vector<bool>& gpu) {
   static char stand_in;
-  spgemm::Partitioning settings;
+  spgemm::multi::Partitioning settings;
   for (bool g : gpu)
     settings.parts.push_back(
         g ? std::shared_ptr<spgemm::Context>(std::shared_ptr<void>(),
@@ -164,10 +165,10 @@ TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-
   A.rows = B.rows = 1000;
   A.nnz = B.nnz = 8000;
   const spgemm::Operands in{&A, &B, nullptr};
-  const spgemm::Partitioning two = device_list({true, true});
+  const spgemm::multi::Partitioning two = device_list({true, true});
   // entry 0: 1 s that its products do not change plus 2 ms per product;
   // entry 1: 4 ms per product. Measured at 500 / 500, then 600 / 400.
-  spgemm::Throughput measured = two_cuts({2.0, 2.0}, {2.2, 1.6});
+  spgemm::multi::Throughput measured = two_cuts({2.0, 2.0}, {2.2, 1.6});
   // both reach 2 s at 500 / 500 (by rates alone: 600 / 2.2 against 400 / 1.6)
   const std::vector<double> fitted = part_shares<double, int>(two, measured, in, 1000);
   REQUIRE(fitted.size() == 2);
@@ -182,7 +183,7 @@ TEST_CASE("shares from two measures of distinct cuts: a line per entry", "[cost-
   CHECK(measured.parts[0].before.products == 500);
   CHECK(measured.parts[0].newest.seconds == 2.3);
   // nearly flat lines (noise): a step at most twice the rates' step
-  const spgemm::Throughput flat = two_cuts({2.0, 2.0}, {2.001, 1.99});
+  const spgemm::multi::Throughput flat = two_cuts({2.0, 2.0}, {2.001, 1.99});
   // the lines meet at 500 / 500, a step of 0.1; the rates' step is 0.0013
   const double by_rate = (600 / 2.001) / (600 / 2.001 + 400 / 1.99);
   const std::vector<double> bounded = part_shares<double, int>(two, flat, in, 1000);
@@ -204,9 +205,9 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
   A.rows = B.rows = 1000;
   A.nnz = B.nnz = 8000;
   const spgemm::Operands in{&A, &B, nullptr};
-  spgemm::Throughput measured;
+  spgemm::multi::Throughput measured;
 
-  spgemm::Partitioning two = device_list({true, true});
+  spgemm::multi::Partitioning two = device_list({true, true});
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
   measured.parts = rates({2e10, 0});  // one not measured yet: equal
   CHECK(part_shares<double, int>(two, measured, in, 1000000) == std::vector<double>{0.5, 0.5});
@@ -227,7 +228,7 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
   CHECK_FALSE(host_never_pays<double, int>(two, measured, in));  // no host
 
   // the host beside a GPU: no share at the default rates, at any size
-  spgemm::Partitioning hybrid = device_list({true, false});
+  spgemm::multi::Partitioning hybrid = device_list({true, false});
   measured = {};
   CHECK(host_never_pays<double, int>(hybrid, measured, in));
   CHECK(part_shares<double, int>(hybrid, measured, in, 1LL << 40) ==
@@ -244,9 +245,10 @@ TEST_CASE("the entries' shares: forced, equal, measured, the host's", "[cost-mod
   CHECK_FALSE(host_never_pays<double, int>(hybrid, measured, in));
 
   // the host alone takes everything
-  CHECK(part_shares<double, int>(device_list({false}), spgemm::Throughput{}, in, 5) ==
+  CHECK(part_shares<double, int>(device_list({false}), spgemm::multi::Throughput{}, in, 5) ==
         std::vector<double>{1.0});
-  spgemm::Throughput host_alone;  // as spgemmSetDevices leaves it: one entry, nothing measured
+  // as spgemmSetDevices leaves it: one entry, nothing measured
+  spgemm::multi::Throughput host_alone;
   host_alone.parts.resize(1);
   host_alone.parts_again.resize(1);
   CHECK(part_shares<double, int>(device_list({false}), host_alone, in, 5) ==

@@ -5,8 +5,8 @@
 // threads from one call to the next. Waking a sleeping thread costs tens of
 // microseconds too on the lent machines (a condition variable's notify to
 // the thread running: 10-50 us, two H200s), and a split product's phases
-// wake the crew three times, so a thread that has just finished a body (or
-// the caller waiting for the others) polls for kCrewSpin before it sleeps.
+// wake the pool three times, so a thread that has just finished a body (or
+// the caller waiting for the others) polls for kPoolSpin before it sleeps.
 #pragma once
 
 #include <atomic>
@@ -21,17 +21,17 @@
 
 namespace spgemm {
 
-// How long a crew thread polls for the next call, and the caller for the
+// How long a pool thread polls for the next call, and the caller for the
 // others' ends, before sleeping: longer than the host's work between one
 // phase of a split product and the next (20-50 us, spgemm-split-bench), far
 // shorter than a numeric phase that the caller synchronizes with.
-inline constexpr std::chrono::microseconds kCrewSpin{500};
+inline constexpr std::chrono::microseconds kPoolSpin{500};
 // How long a body polls for what another body of the same run is making
 // before it sleeps: longer than a split product's cut (0.1-0.5 ms), which
 // the other parts' bodies wait for (GPU 1's part begins ~9 us after the cut
 // is known with the poll, ~29 us with a wait on a future: `spgemm-split-bench
 // --devices 0,1 --gen stencil27:64`, traced).
-inline constexpr std::chrono::microseconds kCrewAwait{2000};
+inline constexpr std::chrono::microseconds kPoolAwait{2000};
 
 // Polls (yielding) until ready() holds or `limit` has passed; whether it
 // holds.
@@ -46,17 +46,17 @@ bool poll_for(std::chrono::microseconds limit, Ready&& ready) {
   return ready();
 }
 
-class Crew {
+class ThreadPool {
  public:
-  Crew() = default;
-  ~Crew();
-  Crew(const Crew&) = delete;
-  Crew& operator=(const Crew&) = delete;
+  ThreadPool() = default;
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
 
   // Runs body(i) for every i in [0, n) at once, i = 0 on the caller's thread
-  // and the others on the crew's (started as needed), each taking the next
+  // and the others on the pool's (started as needed), each taking the next
   // body not yet taken; a body still untaken once the caller has run body(0)
-  // the caller runs itself (a crew thread can take 150-200 us to wake: a
+  // the caller runs itself (a pool thread can take 150-200 us to wake: a
   // split product's analysis on two H200s). Returns once all have ended,
   // rethrowing the first failure. Calls from several threads take turns.
   void run(int n, const std::function<void(int)>& body);

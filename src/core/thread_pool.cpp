@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/crew.hpp"
+#include "core/thread_pool.hpp"
 
 namespace spgemm {
 
-Crew::~Crew() {
+ThreadPool::~ThreadPool() {
   {
     const std::lock_guard<std::mutex> lock(m_);
     stop_ = true;
@@ -12,7 +12,7 @@ Crew::~Crew() {
   for (std::thread& t : threads_) t.join();
 }
 
-void Crew::run(int n, const std::function<void(int)>& body) {
+void ThreadPool::run(int n, const std::function<void(int)>& body) {
   if (n <= 0) return;
   const std::lock_guard<std::mutex> turn(turn_);
   {
@@ -33,9 +33,9 @@ void Crew::run(int n, const std::function<void(int)>& body) {
     errors_[0] = std::current_exception();
   }
   std::unique_lock<std::mutex> lock(m_);
-  take(lock);  // the bodies no crew thread has taken yet
+  take(lock);  // the bodies no pool thread has taken yet
   lock.unlock();
-  poll_for(kCrewSpin, [&] { return running_.load() == 0; });
+  poll_for(kPoolSpin, [&] { return running_.load() == 0; });
   lock.lock();
   done_.wait(lock, [&] { return running_.load() == 0; });
   body_ = nullptr;
@@ -43,7 +43,7 @@ void Crew::run(int n, const std::function<void(int)>& body) {
     if (e) std::rethrow_exception(e);
 }
 
-void Crew::take(std::unique_lock<std::mutex>& lock) {
+void ThreadPool::take(std::unique_lock<std::mutex>& lock) {
   // (the round cannot end while m_ is held: run waits for running_ under it)
   while (next_ < n_) {
     const int index = next_++;
@@ -61,14 +61,14 @@ void Crew::take(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-void Crew::serve() {
+void ThreadPool::serve() {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
     const auto called = [&] { return stop_.load() || round_.load() != seen; };
     if (!called()) {
       lock.unlock();
-      poll_for(kCrewSpin, called);
+      poll_for(kPoolSpin, called);
       lock.lock();
     }
     go_.wait(lock, called);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The crew of host threads that runs a split product's parts at once
-// (src/core/crew.hpp): every body runs once per call, all at once (each
+// The thread pool that runs a split product's parts at once
+// (src/core/thread_pool.hpp): every body runs once per call, all at once (each
 // waits for the others to start), on threads kept from one call to the
-// next, or on the caller's where no crew thread has taken it yet; a failure
+// next, or on the caller's where no pool thread has taken it yet; a failure
 // comes back to the caller after all have ended; calls from several threads
 // take turns.
-#include "core/crew.hpp"
+#include "core/thread_pool.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-using spgemm::Crew;
+using spgemm::ThreadPool;
 
 namespace {
 
@@ -31,13 +31,13 @@ bool all_arrive(std::atomic<int>& count, int n) {
 
 }  // namespace
 
-TEST_CASE("a crew runs every body once, all at once, again and again") {
-  Crew crew;
+TEST_CASE("a thread pool runs every body once, all at once, again and again") {
+  ThreadPool pool;
   for (int n : {4, 2, 5, 1, 3}) {
     std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
     std::atomic<int> arrived{0}, met{0};
     std::vector<std::thread::id> ids(static_cast<size_t>(n));
-    crew.run(n, [&](int i) {
+    pool.run(n, [&](int i) {
       ++runs[static_cast<size_t>(i)];
       ids[static_cast<size_t>(i)] = std::this_thread::get_id();
       if (all_arrive(arrived, n)) ++met;
@@ -50,27 +50,27 @@ TEST_CASE("a crew runs every body once, all at once, again and again") {
   }
 }
 
-TEST_CASE("a crew keeps its threads between calls") {
-  Crew crew;
+TEST_CASE("a thread pool keeps its threads between calls") {
+  ThreadPool pool;
   std::thread::id first{}, second{};
-  // body(0) waits for body(1), which a crew thread must then have taken
-  auto on_crew = [&](std::thread::id& id) {
+  // body(0) waits for body(1), which a pool thread must then have taken
+  auto on_pool = [&](std::thread::id& id) {
     std::atomic<int> arrived{0};
-    crew.run(2, [&](int i) {
+    pool.run(2, [&](int i) {
       if (i == 1) id = std::this_thread::get_id();
       all_arrive(arrived, 2);
     });
   };
-  on_crew(first);
-  on_crew(second);
+  on_pool(first);
+  on_pool(second);
   CHECK(first == second);
   CHECK(first != std::this_thread::get_id());
 }
 
-TEST_CASE("a crew's failure reaches the caller once all bodies have ended") {
-  Crew crew;
+TEST_CASE("a thread pool's failure reaches the caller once all bodies have ended") {
+  ThreadPool pool;
   std::atomic<int> ended{0};
-  CHECK_THROWS_WITH(crew.run(4,
+  CHECK_THROWS_WITH(pool.run(4,
                              [&](int i) {
                                std::this_thread::sleep_for(std::chrono::milliseconds(5 * i));
                                ++ended;
@@ -79,16 +79,16 @@ TEST_CASE("a crew's failure reaches the caller once all bodies have ended") {
                     "part 2 failed");
   CHECK(ended.load() == 4);
   std::atomic<int> runs{0};
-  crew.run(4, [&](int) { ++runs; });  // still serves
+  pool.run(4, [&](int) { ++runs; });  // still serves
   CHECK(runs.load() == 4);
 }
 
-TEST_CASE("calls on one crew from several threads take turns") {
-  Crew crew;
+TEST_CASE("calls on one thread pool from several threads take turns") {
+  ThreadPool pool;
   std::atomic<int> inside{0}, most{0}, runs{0};
   auto caller = [&] {
     for (int k = 0; k < 50; ++k)
-      crew.run(3, [&](int) {
+      pool.run(3, [&](int) {
         const int now = ++inside;
         int seen = most.load();
         while (now > seen && !most.compare_exchange_weak(seen, now)) {
@@ -104,22 +104,22 @@ TEST_CASE("calls on one crew from several threads take turns") {
   CHECK(most.load() <= 3);  // never two calls' bodies at once
 }
 
-// A body that no crew thread has taken by the time the caller has run
+// A body that no pool thread has taken by the time the caller has run
 // body(0) runs on the caller's thread; either way each runs once per call,
 // and a failure reaches the caller from whichever thread ran it.
-TEST_CASE("a crew's bodies run once each, on whichever thread takes them first") {
-  Crew crew;
-  crew.run(3, [](int) {});  // the threads started
+TEST_CASE("a thread pool's bodies run once each, on whichever thread takes them first") {
+  ThreadPool pool;
+  pool.run(3, [](int) {});  // the threads started
   for (int round = 0; round < 200; ++round) {
     std::vector<std::atomic<int>> runs(4);
-    // the crew's threads asleep in some rounds, polling in others
+    // the thread pool's threads asleep in some rounds, polling in others
     if (round % 2) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    crew.run(4, [&](int i) { ++runs[static_cast<size_t>(i)]; });
+    pool.run(4, [&](int i) { ++runs[static_cast<size_t>(i)]; });
     for (auto& r : runs) REQUIRE(r.load() == 1);
   }
   std::atomic<int> ended{0};
   for (int round = 0; round < 20; ++round)
-    CHECK_THROWS_WITH(crew.run(3,
+    CHECK_THROWS_WITH(pool.run(3,
                                [&](int i) {
                                  ++ended;
                                  if (i == 2) throw std::runtime_error("part 2 failed");

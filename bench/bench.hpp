@@ -39,6 +39,7 @@ struct Options {
   bool force_host = false;  // libspgemm host backend even with a GPU
   bool no_cusparse = false;
   bool no_input_checks = false;  // spgemmSetInputChecks(handle, 0): their cost, by difference
+  bool reuse = false;            // also cuSPARSE's reuse family (cusparseSpGEMMreuse_*)
   std::string csv_path, json_path;
   std::string command_line;
 };
@@ -112,6 +113,12 @@ struct Record {
   int64_t cus_nnz_c = -1;
   int64_t cus_buffer1_bytes = -1, cus_buffer2_bytes = -1;
   int64_t cus_peak_bytes = -1;  // buffer1 + buffer2 (alive at once)
+  // --reuse: cuSPARSE's reuse family, its first full run and reuse_compute
+  // again (medians), its buffers' most bytes at once and those kept for
+  // reuse_compute (buffers 4 and 5)
+  double cus_reuse_first = kNaN, cus_reuse_compute = kNaN;
+  int64_t cus_reuse_peak_bytes = -1, cus_reuse_kept_bytes = -1;
+  std::string cus_reuse_error;
 
   Check check = Check::not_run;
   std::string check_message;

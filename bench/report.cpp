@@ -102,6 +102,11 @@ void print_header(const RunInfo& info, const Options& opts) {
                      "cuSPARSE/lib",
                      indent));
   }
+  if (info.have_gpu && !opts.no_cusparse && opts.reuse)
+    line("cuSPARSE reuse",
+         fmt::format("cusparseSpGEMMreuse_*: first run (workEstimation x2, nnz x2, alloc C,{}copy "
+                     "x2, compute) and compute again, in the details and CSV",
+                     indent));
   line("peak MB", "lib: spgemmGetMemoryUsage peak workspace; cuSPARSE: buffer1 + buffer2");
   line("started", info.started);
   fmt::print("\n");
@@ -172,6 +177,13 @@ void print_details(const std::vector<Record>& records, const RunInfo& info) {
     } else if (info.have_gpu) {
       fmt::print("    cuSPARSE  : not run\n");
     }
+    if (!r.cus_reuse_error.empty())
+      fmt::print("    cuS reuse : failed: {}\n", r.cus_reuse_error);
+    else if (!std::isnan(r.cus_reuse_first))
+      fmt::print("    cuS reuse : first run {} | reuse_compute {} | buffers {} at most, {} kept\n",
+                 short_num(r.cus_reuse_first), short_num(r.cus_reuse_compute),
+                 format_bytes(static_cast<double>(r.cus_reuse_peak_bytes)),
+                 format_bytes(static_cast<double>(r.cus_reuse_kept_bytes)));
     switch (r.check) {
       case Check::agree:
         fmt::print("    check     : AGREE (max rel diff {:.3g}, max row-scaled diff {:.3g})\n",
@@ -308,6 +320,11 @@ Fields record_fields(const Record& r) {
   f.emplace_back("cusparse_buffer1_bytes", opt_int(r.cus_buffer1_bytes));
   f.emplace_back("cusparse_buffer2_bytes", opt_int(r.cus_buffer2_bytes));
   f.emplace_back("cusparse_peak_bytes", opt_int(r.cus_peak_bytes));
+  f.emplace_back("cusparse_reuse_first_ms", opt_num(r.cus_reuse_first));
+  f.emplace_back("cusparse_reuse_compute_ms", opt_num(r.cus_reuse_compute));
+  f.emplace_back("cusparse_reuse_peak_bytes", opt_int(r.cus_reuse_peak_bytes));
+  f.emplace_back("cusparse_reuse_kept_bytes", opt_int(r.cus_reuse_kept_bytes));
+  f.emplace_back("cusparse_reuse_error", opt_str(r.cus_reuse_error));
 
   f.emplace_back("speedup", opt_num(r.speedup()));
   f.emplace_back("check",

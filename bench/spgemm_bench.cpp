@@ -58,6 +58,10 @@ Options:
   --no-cusparse            skip cuSPARSE (and so the check)
   --no-input-checks        libspgemm with its input checks off (their cost is
                            the difference to a run with them, the default)
+  --reuse                  also cuSPARSE's structure-reuse family (the path
+                           PETSc and AmgX take when values change): its first
+                           full run and reuse_compute again, against
+                           libspgemm's total and numeric again (num2)
   --csv FILE               write one record per matrix, all fields, as CSV
   --json FILE              write the records and run information as JSON
   --list-generators        print the default generator specs and exit
@@ -208,6 +212,9 @@ bool parse_args(int argc, char** argv, Options& opts) {
     } else if (arg == "--no-input-checks") {
       no_value();
       opts.no_input_checks = true;
+    } else if (arg == "--reuse") {
+      no_value();
+      opts.reuse = true;
     } else if (arg == "--csv") {
       opts.csv_path = take_value();
     } else if (arg == "--json") {

@@ -278,6 +278,20 @@ CusparseMat cusparse_matrix(const CsrView& m, cudaDataType vt) {
   return CusparseMat(raw);
 }
 
+// A cuSPARSE handle on the run's stream and descriptors of A and B.
+struct CusparseOperands {
+  CusparseHandle handle;
+  CusparseMat a, b;
+  CusparseOperands(const CsrView& x, const CsrView& y, cudaDataType vt) {
+    cusparseHandle_t raw = nullptr;
+    check_cusparse(cusparseCreate(&raw), "cusparseCreate");
+    handle.reset(raw);
+    check_cusparse(cusparseSetStream(raw, g_dev.stream), "cusparseSetStream");
+    a = cusparse_matrix(x, vt);
+    b = cusparse_matrix(y, vt);
+  }
+};
+
 struct CusparseProduct {
   Buffer buffer1, buffer2, row_offsets, col_ind, values;
   CusparseMat c;
@@ -351,12 +365,8 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
   const MemCtx mem = output_mem();
   Timeline tl(true, g_dev.stream);
 
-  cusparseHandle_t raw_handle = nullptr;
-  check_cusparse(cusparseCreate(&raw_handle), "cusparseCreate");
-  CusparseHandle handle(raw_handle);
-  check_cusparse(cusparseSetStream(raw_handle, g_dev.stream), "cusparseSetStream");
-  CusparseMat mat_a = cusparse_matrix(a, vt);
-  CusparseMat mat_b = cusparse_matrix(b, vt);
+  const CusparseOperands ops(a, b, vt);
+  cusparseHandle_t raw_handle = ops.handle.get();
 
   std::vector<double> setup, work, compute, alloc, copy;
   std::unique_ptr<CusparseProduct> kept;
@@ -364,7 +374,7 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
     kept.reset();
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto product = std::make_unique<CusparseProduct>();
-    const CusparseTimes t = cusparse_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows,
+    const CusparseTimes t = cusparse_pipeline<V>(raw_handle, ops.a.get(), ops.b.get(), a.rows,
                                                  b.cols, mem, tl, *product);
     kept = std::move(product);
     return t;
@@ -407,12 +417,8 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
   const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const MemCtx mem = output_mem();
   Timeline tl(true, g_dev.stream);
-  cusparseHandle_t raw_handle = nullptr;
-  check_cusparse(cusparseCreate(&raw_handle), "cusparseCreate");
-  CusparseHandle handle(raw_handle);
-  check_cusparse(cusparseSetStream(raw_handle, g_dev.stream), "cusparseSetStream");
-  CusparseMat mat_a = cusparse_matrix(a, vt);
-  CusparseMat mat_b = cusparse_matrix(b, vt);
+  const CusparseOperands ops(a, b, vt);
+  cusparseHandle_t raw_handle = ops.handle.get();
   const V alpha = 1, beta = 0;
   const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const auto alg = CUSPARSE_SPGEMM_DEFAULT;
@@ -429,7 +435,7 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
     last.reset();
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto r = std::make_unique<Reused>();
-    cusparseSpMatDescr_t A = mat_a.get(), B = mat_b.get();
+    cusparseSpMatDescr_t A = ops.a.get(), B = ops.b.get();
     tl.mark(0);
     r->c = cusparse_matrix({a.rows, b.cols, 0, nullptr, nullptr, nullptr}, vt);
     cusparseSpMatDescr_t C = r->c.get();
@@ -486,8 +492,8 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
   };
   auto compute_again = [&] {
     tl.mark(0);
-    check_cusparse(cusparseSpGEMMreuse_compute(raw_handle, op, op, &alpha, mat_a.get(),
-                                               mat_b.get(), &beta, last->c.get(), vt, alg,
+    check_cusparse(cusparseSpGEMMreuse_compute(raw_handle, op, op, &alpha, ops.a.get(),
+                                               ops.b.get(), &beta, last->c.get(), vt, alg,
                                                last->descr.get()),
                    "cusparseSpGEMMreuse_compute");
     tl.mark(1);

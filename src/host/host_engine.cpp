@@ -4,6 +4,8 @@
 #include "core/csr_checks.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
+#include "host/accumulators.hpp"
+#include "host/row_choice.hpp"
 
 #include <omp.h>
 
@@ -11,6 +13,7 @@
 #include <atomic>
 #include <exception>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <new>
 #include <string>
@@ -25,19 +28,31 @@ namespace {
 // parallel region on a loaded 2-core machine, 0.02 ms serially).
 constexpr int64_t kMinRowsForThreads = 256;
 
-// Runs body(row, scratch) for every row on all threads; each thread owns one
+// Rows are dealt to threads in chunks of consecutive rows (neighbouring rows
+// read neighbouring rows of B) with about the same number of terms each,
+// kChunksPerThread per thread, taken dynamically: a thread that another
+// process slows takes fewer chunks. A chunk has at least kMinChunkTerms
+// terms, so small products are not cut finer than a team's wake-up is worth.
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen rmat:16:16
+//   --gen powerlaw:100000 (docs/performance.md, Host backend).
+constexpr int64_t kChunksPerThread = 16;
+constexpr int64_t kMinChunkTerms = 32768;
+
+// Runs body(first, last, scratch) for chunks [first, last) of rows on all
+// threads (one alone with fewer than two chunks); each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
 // (a failed allocation, a row that disagrees with C's row offsets) is kept,
-// every thread then skips its remaining rows, and it is rethrown after the
+// every thread then skips its remaining chunks, and it is rethrown after the
 // region.
 template <class Scratch, class MakeScratch, class Body>
-void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
+void for_each_chunk(const std::vector<int64_t>& firsts, MakeScratch make_scratch, Body body) {
+  const auto chunks = static_cast<int64_t>(firsts.size()) - 1;
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   auto keep = [&] {
     if (!failed.exchange(true)) first = std::current_exception();
   };
-#pragma omp parallel if (rows >= kMinRowsForThreads)
+#pragma omp parallel if (chunks > 1)
   {
     Scratch scratch;
     try {
@@ -45,11 +60,11 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
     } catch (...) {
       keep();
     }
-#pragma omp for schedule(dynamic, 64)
-    for (int64_t row = 0; row < rows; ++row) {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
       if (failed.load(std::memory_order_relaxed)) continue;
       try {
-        body(row, scratch);
+        body(firsts[static_cast<size_t>(chunk)], firsts[static_cast<size_t>(chunk) + 1], scratch);
       } catch (...) {
         keep();
       }
@@ -58,88 +73,18 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
   if (first) std::rethrow_exception(first);
 }
 
-// Row accumulators. Both sum a column's terms in the order they come (A's
-// entries in order, each with B's row in order, then D's row), so they give
-// the same bits.
-// Dense: a marker and a value per column of C, O(1) per term; its arrays have
-// B.cols entries per thread, so it serves products up to kDenseMaxCols
-// columns (2^27 columns took 4.2 GB on two threads).
-// Sorted: the row's terms in a list, stably sorted by column; memory follows
-// the row, not the width of C.
-constexpr int64_t kDenseMaxCols = int64_t{1} << 22;
-
-template <class Value, class Col>
-class DenseRow {
- public:
-  DenseRow() = default;
-  explicit DenseRow(int64_t cols)
-      : marker_(static_cast<size_t>(cols), -1), acc_(static_cast<size_t>(cols)) {
-    cols_.reserve(static_cast<size_t>(cols));  // push_back below never allocates
-  }
-  void start(int64_t row) {
-    row_ = row;
-    cols_.clear();
-  }
-  void add(int64_t col, Value term) {
-    const auto c = static_cast<size_t>(col);
-    if (marker_[c] != row_) {
-      marker_[c] = row_;
-      acc_[c] = Value(0);
-      cols_.push_back(static_cast<Col>(col));
-    }
-    acc_[c] += term;
-  }
-  int64_t count() const { return static_cast<int64_t>(cols_.size()); }
-  // out(col, value) for every column of the row, in column order.
-  template <class Out>
-  void emit(Out&& out) {
-    std::sort(cols_.begin(), cols_.end());
-    for (const Col col : cols_) out(col, acc_[static_cast<size_t>(col)]);
-  }
-
- private:
-  std::vector<int64_t> marker_;
-  std::vector<Value> acc_;
-  std::vector<Col> cols_;
-  int64_t row_ = -1;
-};
-
-template <class Value, class Col>
-class SortedRow {
- public:
-  SortedRow() = default;
-  explicit SortedRow(int64_t) {}
-  void start(int64_t) { terms_.clear(); }
-  void add(int64_t col, Value term) { terms_.push_back({static_cast<Col>(col), term}); }
-  int64_t count() {
-    sort();
-    int64_t distinct = 0;
-    for (size_t i = 0; i < terms_.size(); ++i)
-      distinct += i == 0 || terms_[i].col != terms_[i - 1].col;
-    return distinct;
-  }
-  template <class Out>
-  void emit(Out&& out) {
-    sort();
-    for (size_t i = 0; i < terms_.size();) {
-      Value sum = Value(0);
-      const Col col = terms_[i].col;
-      for (; i < terms_.size() && terms_[i].col == col; ++i) sum += terms_[i].value;
-      out(col, sum);
-    }
-  }
-
- private:
-  struct Term {
-    Col col;
-    Value value;
-  };
-  void sort() {
-    std::stable_sort(terms_.begin(), terms_.end(),
-                     [](const Term& x, const Term& y) { return x.col < y.col; });
-  }
-  std::vector<Term> terms_;
-};
+// Tests reach every row method on any input by naming it here (row_choice.hpp
+// takes it wherever it can compute the row); unset, the analysis chooses.
+host::RowMethod forced_row_method() {
+  const char* name = std::getenv("SPGEMM_TEST_HOST_ROW_METHOD");
+  if (!name) return host::RowMethod::count_;
+  const std::string s = name;
+  if (s == "copy") return host::RowMethod::copy;
+  if (s == "dense_scan") return host::RowMethod::dense_scan;
+  if (s == "dense_sort") return host::RowMethod::dense_sort;
+  if (s == "terms_sort") return host::RowMethod::terms_sort;
+  return host::RowMethod::count_;
+}
 
 // X^T by counting sort: rows of X are visited in order, so every row of X^T
 // comes out sorted.
@@ -252,8 +197,9 @@ class HostEngine final : public Engine {
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int64_t rows = in.A->rows;
     std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
-    for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, auto& acc) {
-      row_nnz[static_cast<size_t>(row)] = acc.count();
+    for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, int64_t count) {
+      row_nnz[static_cast<size_t>(row)] = count;
+      return int64_t{0};
     });
     int64_t total = 0;
     for (int64_t n : row_nnz) total += n;
@@ -274,59 +220,211 @@ class HostEngine final : public Engine {
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
-    for_each_row_of_c<true>(in, alpha, beta, [&](int64_t row, auto& acc) {
-      // C's row offsets are what some symbolic phase wrote, but perhaps not
-      // for these operands (structure changed without verification, C's
-      // offsets edited, C shared with another plan): a row is written only
-      // where they hold exactly its entries, inside C's arrays.
-      int64_t out = C.begin(row);
-      const int64_t count = acc.count();
-      if (out < 0 || C.end(row) - out != count || C.end(row) > c.nnz)
-        fail(SPGEMM_STATUS_INVALID_VALUE,
-             "C: row " + std::to_string(row) + " has " + std::to_string(count) +
-                 " entries but its row offsets give it [" + std::to_string(out) + ", " +
-                 std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
-                 " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
-      acc.emit([&](Col col, Value value) {
-        C.col_ind[out] = static_cast<Col>(col + C.base);
-        C.values[out] = value;
-        ++out;
-      });
-    });
+    for_each_row_of_c<true>(
+        in, alpha, beta,
+        [&](int64_t row, int64_t count) {
+          // C's row offsets are what some symbolic phase wrote, but perhaps
+          // not for these operands (structure changed without verification,
+          // C's offsets edited, C shared with another plan): a row is
+          // written only where they hold exactly its entries, inside C's
+          // arrays.
+          const int64_t out = C.begin(row);
+          if (out < 0 || C.end(row) - out != count || C.end(row) > c.nnz)
+            fail(SPGEMM_STATUS_INVALID_VALUE,
+                 "C: row " + std::to_string(row) + " has " + std::to_string(count) +
+                     " entries but its row offsets give it [" + std::to_string(out) + ", " +
+                     std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
+                     " (C's row offsets or the operands' structure changed since "
+                     "spgemmSymbolic)");
+          return out;
+        },
+        C.col_ind, C.values, static_cast<Col>(C.base));
   }
 
  private:
-  // done(row, accumulator) for every row of C, once its terms alpha * a * b
-  // and beta * d are in the accumulator (dense or sorted by C's width).
-  // Without Values (symbolic phase) the terms are zeros and no value array
-  // is read.
-  template <bool Values, class Done>
-  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Done&& done) {
+  // What a phase learns of the product before computing any row.
+  struct Shape {
+    std::vector<Col> b_lo, b_hi;       // per row of B: least and greatest column (lo > hi: empty)
+    std::vector<uint8_t> b_ordered;    // per row of B: columns strictly increasing
+    std::vector<int64_t> chunk_first;  // first row of each chunk, then A.rows
+    int64_t window = 0;        // columns of a dense window (0: no row takes one)
+    int64_t most_listed = 0;   // most terms of a dense_sort row
+    int64_t most_terms = 0;    // most terms of a terms_sort row
+    host::RowMethod forced = host::RowMethod::count_;
+  };
+
+  // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
+  static host::RowFacts row_facts(const View& A, const View& B, const View& D, const Shape& s,
+                                  int64_t row, int64_t& lo, int64_t& hi) {
+    host::RowFacts f;
+    lo = std::numeric_limits<int64_t>::max();
+    hi = -1;
+    f.a_entries = A.end(row) - A.begin(row);
+    for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+      const auto k = static_cast<size_t>(A.col(i));
+      f.terms += B.end(static_cast<int64_t>(k)) - B.begin(static_cast<int64_t>(k));
+      lo = std::min(lo, static_cast<int64_t>(s.b_lo[k]));
+      hi = std::max(hi, static_cast<int64_t>(s.b_hi[k]));
+      f.b_row_ordered = s.b_ordered[k] != 0;
+    }
+    if (D.offsets) {
+      f.d_entries = D.end(row) - D.begin(row);
+      f.terms += f.d_entries;
+      for (int64_t j = D.begin(row); j < D.end(row); ++j) {
+        lo = std::min(lo, D.col(j));
+        hi = std::max(hi, D.col(j));
+      }
+    }
+    f.span = hi >= lo ? hi - lo + 1 : 0;
+    return f;
+  }
+
+  // B's rows' spans, then every row's method and terms: the dense window's
+  // width, the lists' lengths, and chunks of rows of about equal terms.
+  static Shape shape_of(const View& A, const View& B, const View& D) {
+    Shape s;
+    s.forced = forced_row_method();
+    const auto b_rows = static_cast<size_t>(B.rows);
+    s.b_lo.resize(b_rows);
+    s.b_hi.resize(b_rows);
+    s.b_ordered.resize(b_rows);
+#pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads)
+    for (int64_t k = 0; k < B.rows; ++k) {
+      int64_t lo = B.cols, hi = -1;
+      bool ordered = true;
+      for (int64_t j = B.begin(k); j < B.end(k); ++j) {
+        const int64_t col = B.col(j);
+        ordered = ordered && col > hi;
+        lo = std::min(lo, col);
+        hi = std::max(hi, col);
+      }
+      s.b_lo[static_cast<size_t>(k)] = static_cast<Col>(lo);
+      s.b_hi[static_cast<size_t>(k)] = static_cast<Col>(hi);
+      s.b_ordered[static_cast<size_t>(k)] = ordered;
+    }
+    std::vector<int64_t> terms(static_cast<size_t>(A.rows) + 1, 0);
+    int64_t widest = 0, most_listed = 0, most_terms = 0;
+#pragma omp parallel for schedule(static) if (A.rows >= kMinRowsForThreads) \
+    reduction(max : widest, most_listed, most_terms)
+    for (int64_t row = 0; row < A.rows; ++row) {
+      int64_t lo, hi;
+      const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
+      terms[static_cast<size_t>(row) + 1] = f.terms;
+      switch (host::choose_row_method(f, s.forced)) {
+        case host::RowMethod::dense_scan: widest = std::max(widest, hi - (lo & ~int64_t{63}) + 1); break;
+        case host::RowMethod::dense_sort:
+          widest = std::max(widest, hi - (lo & ~int64_t{63}) + 1);
+          most_listed = std::max(most_listed, f.terms);
+          break;
+        case host::RowMethod::terms_sort: most_terms = std::max(most_terms, f.terms); break;
+        default: break;
+      }
+    }
+    s.window = (widest + 63) & ~int64_t{63};
+    s.most_listed = most_listed;
+    s.most_terms = most_terms;
+    for (size_t row = 0; row < static_cast<size_t>(A.rows); ++row) terms[row + 1] += terms[row];
+    const int64_t total = terms.back();
+    const int64_t by_threads = kChunksPerThread * omp_get_max_threads();
+    const int64_t chunks =
+        A.rows < kMinRowsForThreads ? 1 : std::max<int64_t>(1, std::min(by_threads, total / kMinChunkTerms));
+    s.chunk_first.push_back(0);
+    for (int64_t i = 1; i < chunks; ++i) {
+      const int64_t target = total / chunks * i;
+      const auto at = std::lower_bound(terms.begin(), terms.end(), target) - terms.begin();
+      if (at > s.chunk_first.back() && at < A.rows) s.chunk_first.push_back(at);
+    }
+    s.chunk_first.push_back(A.rows);
+    return s;
+  }
+
+  struct Scratch {
+    host::DenseWindow<Value, Col> dense;
+    host::TermList<Value, Col> list;
+  };
+
+  // Every row of C: its method (row_choice.hpp), its terms alpha * a * b
+  // (and beta * d) gathered, its count passed to place(row, count), which
+  // returns where the row goes in C; with Values, the row is then written to
+  // cols/values there (column + base), else only counted. Without Values no
+  // value array is read.
+  template <bool Values, class Place>
+  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Place&& place,
+                         Col* cols = nullptr, Value* values = nullptr, Col base = 0) {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
-    auto run = [&](auto accumulator) {
-      using Row = decltype(accumulator);
-      for_each_row<Row>(
-          A.rows, [&] { return Row(B.cols); },
-          [&](int64_t row, Row& acc) {
-            acc.start(row);
-            for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-              const int64_t k = A.col(i);
-              const Value av = Values ? alpha * A.values[i] : Value(0);
-              for (int64_t j = B.begin(k); j < B.end(k); ++j)
-                acc.add(B.col(j), Values ? av * B.values[j] : Value(0));
-            }
-            if (D.offsets)
-              for (int64_t j = D.begin(row); j < D.end(row); ++j)
-                acc.add(D.col(j), Values ? beta * D.values[j] : Value(0));
-            done(row, acc);
-          });
+    const Shape s = shape_of(A, B, D);
+    auto make_scratch = [&] {
+      Scratch scratch;
+      if (s.window > 0) scratch.dense = host::DenseWindow<Value, Col>(s.window, s.most_listed);
+      if (s.most_terms > 0) scratch.list = host::TermList<Value, Col>(s.most_terms);
+      return scratch;
     };
-    if (B.cols <= kDenseMaxCols)
-      run(DenseRow<Value, Col>());
-    else
-      run(SortedRow<Value, Col>());
+    // Visits the row's terms in order: term(col, value).
+    auto for_each_term = [&](int64_t row, auto&& term) {
+      for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+        const int64_t k = A.col(i);
+        const Value av = Values ? alpha * A.values[i] : Value(0);
+        for (int64_t j = B.begin(k); j < B.end(k); ++j)
+          term(B.col(j), Values ? av * B.values[j] : Value(0));
+      }
+      if (D.offsets)
+        for (int64_t j = D.begin(row); j < D.end(row); ++j)
+          term(D.col(j), Values ? beta * D.values[j] : Value(0));
+    };
+    for_each_chunk<Scratch>(s.chunk_first, make_scratch, [&](int64_t first, int64_t last,
+                                                             Scratch& scratch) {
+      auto& dense = scratch.dense;
+      auto& list = scratch.list;
+      for (int64_t row = first; row < last; ++row) {
+        int64_t lo, hi;
+        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
+        int64_t out = 0;
+        auto write = [&](int64_t col, Value value) {
+          cols[out] = static_cast<Col>(col + base);
+          values[out] = value;
+          ++out;
+        };
+        switch (host::choose_row_method(f, s.forced)) {
+          case host::RowMethod::empty: place(row, 0); break;
+          case host::RowMethod::copy: {
+            const int64_t i = A.begin(row), k = A.col(i);
+            out = place(row, B.end(k) - B.begin(k));
+            if constexpr (Values) {
+              const Value av = alpha * A.values[i];
+              for (int64_t j = B.begin(k); j < B.end(k); ++j)
+                write(B.col(j), Value(0) + av * B.values[j]);
+            }
+            break;
+          }
+          case host::RowMethod::dense_scan:
+            dense.start(lo, hi);
+            for_each_term(row, [&](int64_t col, Value v) { dense.template add<Values, false>(col, v); });
+            out = place(row, dense.count());
+            if constexpr (Values)
+              dense.emit_marked(write);
+            else
+              dense.clear_marked();
+            break;
+          case host::RowMethod::dense_sort:
+            dense.start(lo, hi);
+            for_each_term(row, [&](int64_t col, Value v) { dense.template add<Values, true>(col, v); });
+            out = place(row, dense.count());
+            if constexpr (Values)
+              dense.emit_listed(write);
+            else
+              dense.clear_listed();
+            break;
+          default:  // terms_sort
+            list.start();
+            for_each_term(row, [&](int64_t col, Value v) { list.template add<Values>(col, v); });
+            out = place(row, list.sort_and_count());
+            if constexpr (Values) list.emit(write);
+            break;
+        }
+      }
+    });
   }
 };
 

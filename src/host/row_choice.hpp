@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// How the host backend computes one row of C, chosen per row from what the
+// analysis knows of it: its entries in A, its products (terms, D's entries
+// included) and the column span [lo, hi] of the B rows (and D row) it reads.
+// Every method sums a column's terms in the order they come (A's entries in
+// order, each with B's row in order, then D's row), so the choice changes
+// the speed, never the bits.
+#pragma once
+
+#include <cstdint>
+
+namespace spgemm::host {
+
+enum class RowMethod : int {
+  empty,       // no terms: the row of C is empty
+  copy,        // one entry of A, no D, its B row strictly increasing: a scaled copy of it
+  dense_scan,  // dense window over [lo, hi]; columns read back by scanning its bitmap
+  dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
+  terms_sort,  // the row's terms listed and sorted by (column, order): span too wide
+  count_       // (the number of methods)
+};
+
+// A dense window holds at most this many columns per thread: a value and a
+// bit each (2^22 fp64 columns are 32 MiB a thread; wider spans go to
+// terms_sort, whose memory follows the row, not C's width).
+inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
+
+// dense_scan reads span/64 bitmap words for the row; sorting its columns
+// costs about terms * log2(terms) compares. Scanning wins while the span is
+// at most this many columns per term: stencil27:48 (span ~4.7k, 729 terms
+// a row) and banded:500000:16 scan; rmat:16:16 and powerlaw:100000 rows
+// (spans near C's width, tens of terms) sort.
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
+//   --gen rmat:16:16 --gen powerlaw:100000 --gen uniform:500000:8
+inline constexpr int64_t kScanSpanPerTerm = 32;
+
+struct RowFacts {
+  int64_t a_entries = 0;     // entries of the row of A
+  int64_t d_entries = 0;     // entries of the row of D (0 without D)
+  int64_t terms = 0;         // products plus D's entries
+  int64_t span = 0;          // hi - lo + 1 over the B rows read (and D's row); 0 if none
+  bool b_row_ordered = false;  // a_entries == 1: its B row strictly increasing
+};
+
+// The method for one row; `forced` (a valid method other than count_) is
+// taken wherever it can compute the row (tests use it to reach every method
+// on every input).
+inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMethod::count_) {
+  if (row.terms == 0) return RowMethod::empty;
+  const bool can_copy = row.a_entries == 1 && row.d_entries == 0 && row.b_row_ordered;
+  const bool fits_window = row.span <= kDenseMaxSpan;
+  switch (forced) {
+    case RowMethod::copy:
+      if (can_copy) return RowMethod::copy;
+      break;
+    case RowMethod::dense_scan:
+    case RowMethod::dense_sort:
+      if (fits_window) return forced;
+      return RowMethod::terms_sort;
+    case RowMethod::terms_sort: return RowMethod::terms_sort;
+    default: break;
+  }
+  if (can_copy) return RowMethod::copy;
+  if (!fits_window) return RowMethod::terms_sort;
+  return row.span <= kScanSpanPerTerm * row.terms ? RowMethod::dense_scan : RowMethod::dense_sort;
+}
+
+}  // namespace spgemm::host

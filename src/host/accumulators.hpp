@@ -7,89 +7,125 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace spgemm::host {
 
 // A dense window of columns [base, base + width): a value per column, kept
 // at Value(0) between rows (so adding a term is one add, with no test), and
-// a bit per column that marks the row's columns (a structural zero stays in
-// C). A row's columns are read back in order either by scanning the bitmap
-// words of its span (dense_scan) or from a list of its columns, sorted
-// (dense_sort).
+// a flag byte per column that marks the row's columns (a structural zero
+// stays in C). Flags are bytes, not bits: setting one is a plain store, so
+// consecutive terms do not wait on each other's read-modify-write of a
+// shared word. A row's columns are read back in order either by scanning
+// the flags of its span, kScanBytes at a time (dense_scan), or from a list
+// of its columns, sorted (dense_sort).
 template <class Value, class Col>
 class DenseWindow {
  public:
+  static constexpr int64_t kScanBytes = 16;
+
   DenseWindow() = default;
-  // width: columns, a multiple of 64; most_listed: the most terms of a
-  // dense_sort row.
+  // width: columns, a multiple of kScanBytes; most_listed: the most terms
+  // of a dense_sort row.
   DenseWindow(int64_t width, int64_t most_listed)
-      : bits_(static_cast<size_t>(width / 64)),
+      : flags_(static_cast<size_t>(width)),
         acc_(static_cast<size_t>(width)),
         list_(static_cast<size_t>(most_listed)) {}
 
-  // A row whose columns lie in [lo, hi], hi - lo < width - 63.
+  // A row whose columns lie in [lo, hi], hi - lo < width - kScanBytes + 1.
   void start(int64_t lo, int64_t hi) {
-    base_ = lo & ~int64_t{63};
-    words_ = ((hi - base_) >> 6) + 1;
-    count_ = 0;
+    base_ = lo & ~(kScanBytes - 1);
+    chunks_ = (hi - base_) / kScanBytes + 1;
   }
 
-  // One term; with List, a column seen first is listed (every term is
-  // written to the list, and the next one overwrites it unless it was new).
-  template <bool Values, bool List>
-  void add(int64_t col, Value term) {
-    const int64_t i = col - base_;
-    const uint64_t word = bits_[static_cast<size_t>(i >> 6)];
-    const uint64_t bit = uint64_t{1} << (i & 63);
-    if constexpr (List) list_[static_cast<size_t>(count_)] = static_cast<Col>(col);
-    count_ += (word & bit) == 0;
-    bits_[static_cast<size_t>(i >> 6)] = word | bit;
-    if constexpr (Values) acc_[static_cast<size_t>(i)] += term;
+  // The row's terms: visit(term) calls term(col, value) for each in order.
+  // With Count, returns the row's distinct columns (else 0); with List (and
+  // Count), they are listed.
+  // (Pointers are held in locals: a flag store, through unsigned char, may
+  // alias anything in memory, locals in registers excepted.)
+  template <bool Values, bool Count, bool List, class Visit>
+  int64_t gather(Visit&& visit) {
+    static_assert(Count || !List, "a list needs the count");
+    unsigned char* const flags = flags_.data();
+    Value* const acc = acc_.data();
+    Col* const list = list_.data();
+    const int64_t base = base_;
+    int64_t n = 0;
+    visit([&](int64_t col, Value term) {
+      const auto i = static_cast<size_t>(col - base);
+      if constexpr (List) list[n] = static_cast<Col>(col);
+      if constexpr (Count)
+        n += flags[i] == 0;  // every term is listed; the next overwrites it unless it was new
+      flags[i] = 1;
+      if constexpr (Values) acc[i] += term;
+    });
+    count_ = n;
+    return n;
   }
 
-  // The row's distinct columns so far.
-  int64_t count() const { return count_; }
-
-  // out(col, value) for the marked columns in order; leaves the window clear.
+  // out(col, value) for the flagged columns in order; leaves the window
+  // clear; returns their number.
   template <class Out>
-  void emit_marked(Out&& out) {
-    for (int64_t w = 0; w < words_; ++w) {
-      uint64_t word = bits_[static_cast<size_t>(w)];
-      if (!word) continue;
-      bits_[static_cast<size_t>(w)] = 0;
+  int64_t emit_flagged(Out&& out) {
+    int64_t n = 0;
+    unsigned char* const flags = flags_.data();
+    Value* const acc = acc_.data();
+    for (int64_t c = 0; c < chunks_; ++c) {
+      unsigned char* const at = flags + c * kScanBytes;
+      uint32_t mask = nonzero_bytes(at);
+      if (!mask) continue;
+      std::memset(at, 0, kScanBytes);
       do {
-        const int64_t i = (w << 6) + __builtin_ctzll(word);
-        out(base_ + i, acc_[static_cast<size_t>(i)]);
-        acc_[static_cast<size_t>(i)] = Value(0);
-        word &= word - 1;
-      } while (word);
+        const auto i = static_cast<size_t>(c * kScanBytes + __builtin_ctz(mask));
+        out(base_ + static_cast<int64_t>(i), acc[i]);
+        acc[i] = Value(0);
+        ++n;
+        mask &= mask - 1;
+      } while (mask);
     }
+    return n;
   }
-  void clear_marked() { std::fill_n(bits_.begin(), words_, uint64_t{0}); }
+  void clear_flagged() { std::memset(flags_.data(), 0, static_cast<size_t>(chunks_ * kScanBytes)); }
 
   // out(col, value) for the listed columns in order; leaves the window clear.
   template <class Out>
   void emit_listed(Out&& out) {
     std::sort(list_.begin(), list_.begin() + count_);
     for (int64_t n = 0; n < count_; ++n) {
-      const int64_t i = static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_;
-      out(base_ + i, acc_[static_cast<size_t>(i)]);
-      acc_[static_cast<size_t>(i)] = Value(0);
-      bits_[static_cast<size_t>(i >> 6)] = 0;
+      const auto i = static_cast<size_t>(static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_);
+      out(base_ + static_cast<int64_t>(i), acc_[i]);
+      acc_[i] = Value(0);
+      flags_[i] = 0;
     }
   }
   void clear_listed() {
     for (int64_t n = 0; n < count_; ++n)
-      bits_[static_cast<size_t>((static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_) >>
-                                6)] = 0;
+      flags_[static_cast<size_t>(static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_)] = 0;
   }
 
  private:
-  std::vector<uint64_t> bits_;
+  // Bit b set where at[b] != 0, b < kScanBytes.
+  static uint32_t nonzero_bytes(const unsigned char* at) {
+#if defined(__SSE2__)
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()))) ^
+           0xFFFFu;
+#else
+    uint32_t mask = 0;
+    for (int b = 0; b < kScanBytes; ++b) mask |= static_cast<uint32_t>(at[b] != 0) << b;
+    return mask;
+#endif
+  }
+
+  std::vector<unsigned char> flags_;
   std::vector<Value> acc_;
   std::vector<Col> list_;
-  int64_t base_ = 0, words_ = 0, count_ = 0;
+  int64_t base_ = 0, chunks_ = 0, count_ = 0;
 };
 
 // A row's terms in a list, sorted by (column, position): for spans wider

@@ -199,7 +199,7 @@ class HostEngine final : public Engine {
     std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
     for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, int64_t count) {
       row_nnz[static_cast<size_t>(row)] = count;
-      return int64_t{0};
+      return Place{};
     });
     int64_t total = 0;
     for (int64_t n : row_nnz) total += n;
@@ -220,23 +220,30 @@ class HostEngine final : public Engine {
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
+    // C's row offsets are what some symbolic phase wrote, but perhaps not for
+    // these operands (structure changed without verification, C's offsets
+    // edited, C shared with another plan): a row is written only inside its
+    // range of C's arrays, and a row whose entries do not fill exactly that
+    // range fails.
+    auto refuse = [&](int64_t row, int64_t count) {
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           "C: row " + std::to_string(row) + " has " + std::to_string(count) +
+               " entries but its row offsets give it [" + std::to_string(C.begin(row)) + ", " +
+               std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
+               " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
+    };
     for_each_row_of_c<true>(
         in, alpha, beta,
         [&](int64_t row, int64_t count) {
-          // C's row offsets are what some symbolic phase wrote, but perhaps
-          // not for these operands (structure changed without verification,
-          // C's offsets edited, C shared with another plan): a row is
-          // written only where they hold exactly its entries, inside C's
-          // arrays.
+          // count < 0: not known before the row is written (checked by `done`)
           const int64_t out = C.begin(row);
-          if (out < 0 || C.end(row) - out != count || C.end(row) > c.nnz)
-            fail(SPGEMM_STATUS_INVALID_VALUE,
-                 "C: row " + std::to_string(row) + " has " + std::to_string(count) +
-                     " entries but its row offsets give it [" + std::to_string(out) + ", " +
-                     std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
-                     " (C's row offsets or the operands' structure changed since "
-                     "spgemmSymbolic)");
-          return out;
+          if (out < 0 || C.end(row) > c.nnz || C.end(row) < out ||
+              (count >= 0 && C.end(row) - out != count))
+            refuse(row, count < 0 ? 0 : count);
+          return Place{out, C.end(row)};
+        },
+        [&](int64_t row, int64_t count) {
+          if (C.end(row) - C.begin(row) != count) refuse(row, count);
         },
         C.col_ind, C.values, static_cast<Col>(C.base));
   }
@@ -302,6 +309,7 @@ class HostEngine final : public Engine {
       s.b_hi[static_cast<size_t>(k)] = static_cast<Col>(hi);
       s.b_ordered[static_cast<size_t>(k)] = ordered;
     }
+    constexpr int64_t kScan = host::DenseWindow<Value, Col>::kScanBytes;
     std::vector<int64_t> terms(static_cast<size_t>(A.rows) + 1, 0);
     int64_t widest = 0, most_listed = 0, most_terms = 0;
 #pragma omp parallel for schedule(static) if (A.rows >= kMinRowsForThreads) \
@@ -311,16 +319,16 @@ class HostEngine final : public Engine {
       const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
       terms[static_cast<size_t>(row) + 1] = f.terms;
       switch (host::choose_row_method(f, s.forced)) {
-        case host::RowMethod::dense_scan: widest = std::max(widest, hi - (lo & ~int64_t{63}) + 1); break;
+        case host::RowMethod::dense_scan: widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1); break;
         case host::RowMethod::dense_sort:
-          widest = std::max(widest, hi - (lo & ~int64_t{63}) + 1);
+          widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
           most_listed = std::max(most_listed, f.terms);
           break;
         case host::RowMethod::terms_sort: most_terms = std::max(most_terms, f.terms); break;
         default: break;
       }
     }
-    s.window = (widest + 63) & ~int64_t{63};
+    s.window = (widest + kScan - 1) & ~(kScan - 1);
     s.most_listed = most_listed;
     s.most_terms = most_terms;
     for (size_t row = 0; row < static_cast<size_t>(A.rows); ++row) terms[row + 1] += terms[row];
@@ -343,14 +351,21 @@ class HostEngine final : public Engine {
     host::TermList<Value, Col> list;
   };
 
+  // Where a row of C goes: entries [begin, end) of its arrays.
+  struct Place {
+    int64_t begin = 0, end = 0;
+  };
+
   // Every row of C: its method (row_choice.hpp), its terms alpha * a * b
   // (and beta * d) gathered, its count passed to place(row, count), which
-  // returns where the row goes in C; with Values, the row is then written to
-  // cols/values there (column + base), else only counted. Without Values no
-  // value array is read.
-  template <bool Values, class Place>
-  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Place&& place,
-                         Col* cols = nullptr, Value* values = nullptr, Col base = 0) {
+  // returns where the row goes in C (count -1: not known yet); with Values,
+  // the row is then written to cols/values there (column + base; never past
+  // the place's end), and where the count was not known, done(row, count)
+  // gets it. Without Values no value array is read and nothing is written.
+  template <bool Values, class PlaceRow, class Done = void (*)(int64_t, int64_t)>
+  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, PlaceRow&& place,
+                         Done&& done = nullptr, Col* cols = nullptr, Value* values = nullptr,
+                         Col base = 0) {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
@@ -361,17 +376,22 @@ class HostEngine final : public Engine {
       if (s.most_terms > 0) scratch.list = host::TermList<Value, Col>(s.most_terms);
       return scratch;
     };
-    // Visits the row's terms in order: term(col, value).
+    // Visits the row's terms in order: term(col, value). (The views are
+    // copied into locals, which a flag store cannot alias.)
     auto for_each_term = [&](int64_t row, auto&& term) {
-      for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-        const int64_t k = A.col(i);
-        const Value av = Values ? alpha * A.values[i] : Value(0);
-        for (int64_t j = B.begin(k); j < B.end(k); ++j)
-          term(B.col(j), Values ? av * B.values[j] : Value(0));
+      const auto a = A;
+      const auto b = B;
+      const auto d = D;
+      const Value al = alpha, be = beta;
+      for (int64_t i = a.begin(row); i < a.end(row); ++i) {
+        const int64_t k = a.col(i);
+        const Value av = Values ? al * a.values[i] : Value(0);
+        for (int64_t j = b.begin(k); j < b.end(k); ++j)
+          term(b.col(j), Values ? av * b.values[j] : Value(0));
       }
-      if (D.offsets)
-        for (int64_t j = D.begin(row); j < D.end(row); ++j)
-          term(D.col(j), Values ? beta * D.values[j] : Value(0));
+      if (d.offsets)
+        for (int64_t j = d.begin(row); j < d.end(row); ++j)
+          term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
     for_each_chunk<Scratch>(s.chunk_first, make_scratch, [&](int64_t first, int64_t last,
                                                              Scratch& scratch) {
@@ -380,17 +400,19 @@ class HostEngine final : public Engine {
       for (int64_t row = first; row < last; ++row) {
         int64_t lo, hi;
         const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
-        int64_t out = 0;
+        Place at;
         auto write = [&](int64_t col, Value value) {
-          cols[out] = static_cast<Col>(col + base);
-          values[out] = value;
-          ++out;
+          if (at.begin < at.end) {
+            cols[at.begin] = static_cast<Col>(col + base);
+            values[at.begin] = value;
+          }
+          ++at.begin;
         };
         switch (host::choose_row_method(f, s.forced)) {
           case host::RowMethod::empty: place(row, 0); break;
           case host::RowMethod::copy: {
             const int64_t i = A.begin(row), k = A.col(i);
-            out = place(row, B.end(k) - B.begin(k));
+            at = place(row, B.end(k) - B.begin(k));
             if constexpr (Values) {
               const Value av = alpha * A.values[i];
               for (int64_t j = B.begin(k); j < B.end(k); ++j)
@@ -400,17 +422,21 @@ class HostEngine final : public Engine {
           }
           case host::RowMethod::dense_scan:
             dense.start(lo, hi);
-            for_each_term(row, [&](int64_t col, Value v) { dense.template add<Values, false>(col, v); });
-            out = place(row, dense.count());
-            if constexpr (Values)
-              dense.emit_marked(write);
-            else
-              dense.clear_marked();
+            if constexpr (Values) {  // counted as written
+              dense.template gather<true, false, false>(
+                  [&](auto&& term) { for_each_term(row, term); });
+              at = place(row, -1);
+              done(row, dense.emit_flagged(write));
+            } else {
+              place(row, dense.template gather<false, true, false>(
+                             [&](auto&& term) { for_each_term(row, term); }));
+              dense.clear_flagged();
+            }
             break;
           case host::RowMethod::dense_sort:
             dense.start(lo, hi);
-            for_each_term(row, [&](int64_t col, Value v) { dense.template add<Values, true>(col, v); });
-            out = place(row, dense.count());
+            at = place(row, dense.template gather<Values, true, true>(
+                                 [&](auto&& term) { for_each_term(row, term); }));
             if constexpr (Values)
               dense.emit_listed(write);
             else
@@ -419,7 +445,7 @@ class HostEngine final : public Engine {
           default:  // terms_sort
             list.start();
             for_each_term(row, [&](int64_t col, Value v) { list.template add<Values>(col, v); });
-            out = place(row, list.sort_and_count());
+            at = place(row, list.sort_and_count());
             if constexpr (Values) list.emit(write);
             break;
         }

@@ -44,6 +44,7 @@ struct Options {
   bool no_graphblas = false;     // skip GraphBLAS even where it was built in
   int threads = 0;               // host threads (omp_set_num_threads, GxB_NTHREADS); 0: default
   std::string csv_path, json_path;
+  std::string save_inputs;  // directory to write each input A to (Matrix Market)
   std::string command_line;
 };
 

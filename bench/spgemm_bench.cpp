@@ -65,6 +65,8 @@ Options:
                            default: OpenMP's default (OMP_NUM_THREADS or all)
   --no-graphblas           skip SuiteSparse:GraphBLAS (run beside the host
                            backend when the bench was built with it)
+  --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market),
+                           e.g. for bench/host_scipy.py to time SciPy on them
   --csv FILE               write one record per matrix, all fields, as CSV
   --json FILE              write the records and run information as JSON
   --list-generators        print the default generator specs and exit
@@ -226,6 +228,8 @@ bool parse_args(int argc, char** argv, Options& opts) {
     } else if (arg == "--no-input-checks") {
       no_value();
       opts.no_input_checks = true;
+    } else if (arg == "--save-inputs") {
+      opts.save_inputs = take_value();
     } else if (arg == "--csv") {
       opts.csv_path = take_value();
     } else if (arg == "--json") {
@@ -392,6 +396,9 @@ int run(int argc, char** argv) {
     fmt::print(stderr, "[{}/{}] {}: loading\n", i + 1, n, rec.name);
     try {
       const Problem problem = load(in, rec);
+      if (!opts.save_inputs.empty())
+        spgemm_test::write_matrix_market(
+            (std::filesystem::path(opts.save_inputs) / (rec.name + ".mtx")).string(), problem.a);
       fmt::print(stderr, "[{}/{}] {}: {} x {}, nnz(A) {}, products {}: running\n", i + 1, n,
                  rec.name, rec.rows, rec.cols, rec.nnz_a, rec.products);
       run_problem(problem, opts, info, rec);

@@ -195,24 +195,29 @@ class HostEngine final : public Engine {
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
+    // Each row's count goes to offsets[row + 1] (a row has at most B.cols +
+    // D.cols entries, which the offset type holds), then the running sum
+    // replaces them; past the offset type (INDEX_OVERFLOW) the offsets are
+    // left undefined, as docs/api.md says.
     const int64_t rows = in.A->rows;
-    std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
+    auto* offsets = static_cast<Offset*>(c.row_offsets);
     for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, int64_t count) {
-      row_nnz[static_cast<size_t>(row)] = count;
+      offsets[row + 1] = static_cast<Offset>(count);
       return Place{};
     });
-    int64_t total = 0;
-    for (int64_t n : row_nnz) total += n;
-    if (total > std::numeric_limits<Offset>::max() - c.base)
-      return total;  // the plan reports the overflow; offsets are not written
-    auto* offsets = static_cast<Offset*>(c.row_offsets);
     int64_t running = c.base;
+    const int64_t most = static_cast<int64_t>(std::numeric_limits<Offset>::max());
+    offsets[0] = static_cast<Offset>(running);
     for (int64_t row = 0; row < rows; ++row) {
-      offsets[row] = static_cast<Offset>(running);
-      running += row_nnz[static_cast<size_t>(row)];
+      running += static_cast<int64_t>(offsets[row + 1]);
+      if (running > most) {
+        for (int64_t rest = row + 1; rest < rows; ++rest)
+          running += static_cast<int64_t>(offsets[rest + 1]);
+        return running - c.base;  // the plan reports the overflow
+      }
+      offsets[row + 1] = static_cast<Offset>(running);
     }
-    offsets[rows] = static_cast<Offset>(running);
-    return total;
+    return running - c.base;
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha_ptr,
@@ -251,14 +256,23 @@ class HostEngine final : public Engine {
  private:
   // What a phase learns of the product before computing any row.
   struct Shape {
-    std::vector<Col> b_lo, b_hi;       // per row of B: least and greatest column (lo > hi: empty)
-    std::vector<uint8_t> b_ordered;    // per row of B: columns strictly increasing
+    // B's rows all strictly increasing (the usual case): a row's span is
+    // read off its first and last column, and nothing below is kept per row
+    // of B. Otherwise per row of B: least and greatest column (lo > hi:
+    // empty) and whether it is strictly increasing.
+    bool b_sorted = true;
+    std::vector<Col> b_lo, b_hi;
+    std::vector<uint8_t> b_ordered;
     std::vector<int64_t> chunk_first;  // first row of each chunk, then A.rows
     int64_t window = 0;        // columns of a dense window (0: no row takes one)
     int64_t most_listed = 0;   // most terms of a dense_sort row
     int64_t most_terms = 0;    // most terms of a terms_sort row
     host::RowMethod forced = host::RowMethod::count_;
   };
+
+  // Rows per block when the terms are summed for the chunks' cut: the cut
+  // falls between blocks, and the sums take rows / kRowsPerBlock words.
+  static constexpr int64_t kRowsPerBlock = 64;
 
   // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
   static host::RowFacts row_facts(const View& A, const View& B, const View& D, const Shape& s,
@@ -268,11 +282,20 @@ class HostEngine final : public Engine {
     hi = -1;
     f.a_entries = A.end(row) - A.begin(row);
     for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-      const auto k = static_cast<size_t>(A.col(i));
-      f.terms += B.end(static_cast<int64_t>(k)) - B.begin(static_cast<int64_t>(k));
-      lo = std::min(lo, static_cast<int64_t>(s.b_lo[k]));
-      hi = std::max(hi, static_cast<int64_t>(s.b_hi[k]));
-      f.b_row_ordered = s.b_ordered[k] != 0;
+      const int64_t k = A.col(i);
+      const int64_t first = B.begin(k), last = B.end(k);
+      f.terms += last - first;
+      if (s.b_sorted) {
+        if (first < last) {
+          lo = std::min(lo, B.col(first));
+          hi = std::max(hi, B.col(last - 1));
+        }
+        f.b_row_ordered = true;
+      } else {
+        lo = std::min(lo, static_cast<int64_t>(s.b_lo[static_cast<size_t>(k)]));
+        hi = std::max(hi, static_cast<int64_t>(s.b_hi[static_cast<size_t>(k)]));
+        f.b_row_ordered = s.b_ordered[static_cast<size_t>(k)] != 0;
+      }
     }
     if (D.offsets) {
       f.d_entries = D.end(row) - D.begin(row);
@@ -286,60 +309,80 @@ class HostEngine final : public Engine {
     return f;
   }
 
-  // B's rows' spans, then every row's method and terms: the dense window's
-  // width, the lists' lengths, and chunks of rows of about equal terms.
+  // Whether B's rows are strictly increasing (else their spans, kept per
+  // row), then every row's method and terms: the dense window's width, the
+  // lists' lengths, and chunks of rows of about equal terms.
   static Shape shape_of(const View& A, const View& B, const View& D) {
     Shape s;
     s.forced = forced_row_method();
-    const auto b_rows = static_cast<size_t>(B.rows);
-    s.b_lo.resize(b_rows);
-    s.b_hi.resize(b_rows);
-    s.b_ordered.resize(b_rows);
+    int64_t disorder = 0;
+#pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads) \
+    reduction(+ : disorder)
+    for (int64_t k = 0; k < B.rows; ++k)
+      for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
+    s.b_sorted = disorder == 0;
+    if (!s.b_sorted) {
+      const auto b_rows = static_cast<size_t>(B.rows);
+      s.b_lo.resize(b_rows);
+      s.b_hi.resize(b_rows);
+      s.b_ordered.resize(b_rows);
 #pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads)
-    for (int64_t k = 0; k < B.rows; ++k) {
-      int64_t lo = B.cols, hi = -1;
-      bool ordered = true;
-      for (int64_t j = B.begin(k); j < B.end(k); ++j) {
-        const int64_t col = B.col(j);
-        ordered = ordered && col > hi;
-        lo = std::min(lo, col);
-        hi = std::max(hi, col);
+      for (int64_t k = 0; k < B.rows; ++k) {
+        int64_t lo = B.cols, hi = -1;
+        bool ordered = true;
+        for (int64_t j = B.begin(k); j < B.end(k); ++j) {
+          const int64_t col = B.col(j);
+          ordered = ordered && col > hi;
+          lo = std::min(lo, col);
+          hi = std::max(hi, col);
+        }
+        s.b_lo[static_cast<size_t>(k)] = static_cast<Col>(lo);
+        s.b_hi[static_cast<size_t>(k)] = static_cast<Col>(hi);
+        s.b_ordered[static_cast<size_t>(k)] = ordered;
       }
-      s.b_lo[static_cast<size_t>(k)] = static_cast<Col>(lo);
-      s.b_hi[static_cast<size_t>(k)] = static_cast<Col>(hi);
-      s.b_ordered[static_cast<size_t>(k)] = ordered;
     }
     constexpr int64_t kScan = host::DenseWindow<Value, Col>::kScanBytes;
-    std::vector<int64_t> terms(static_cast<size_t>(A.rows) + 1, 0);
+    const int64_t blocks = (A.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+    std::vector<int64_t> terms(static_cast<size_t>(blocks) + 1, 0);  // prefix sums by block
     int64_t widest = 0, most_listed = 0, most_terms = 0;
 #pragma omp parallel for schedule(static) if (A.rows >= kMinRowsForThreads) \
     reduction(max : widest, most_listed, most_terms)
-    for (int64_t row = 0; row < A.rows; ++row) {
-      int64_t lo, hi;
-      const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
-      terms[static_cast<size_t>(row) + 1] = f.terms;
-      switch (host::choose_row_method(f, s.forced)) {
-        case host::RowMethod::dense_scan: widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1); break;
-        case host::RowMethod::dense_sort:
-          widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
-          most_listed = std::max(most_listed, f.terms);
-          break;
-        case host::RowMethod::terms_sort: most_terms = std::max(most_terms, f.terms); break;
-        default: break;
+    for (int64_t block = 0; block < blocks; ++block) {
+      int64_t sum = 0;
+      for (int64_t row = block * kRowsPerBlock; row < std::min(A.rows, (block + 1) * kRowsPerBlock);
+           ++row) {
+        int64_t lo, hi;
+        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
+        sum += f.terms;
+        switch (host::choose_row_method(f, s.forced)) {
+          case host::RowMethod::dense_scan:
+            widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
+            break;
+          case host::RowMethod::dense_sort:
+            widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
+            most_listed = std::max(most_listed, f.terms);
+            break;
+          case host::RowMethod::terms_sort: most_terms = std::max(most_terms, f.terms); break;
+          default: break;
+        }
       }
+      terms[static_cast<size_t>(block) + 1] = sum;
     }
     s.window = (widest + kScan - 1) & ~(kScan - 1);
     s.most_listed = most_listed;
     s.most_terms = most_terms;
-    for (size_t row = 0; row < static_cast<size_t>(A.rows); ++row) terms[row + 1] += terms[row];
+    for (size_t block = 0; block < static_cast<size_t>(blocks); ++block)
+      terms[block + 1] += terms[block];
     const int64_t total = terms.back();
     const int64_t by_threads = kChunksPerThread * omp_get_max_threads();
-    const int64_t chunks =
-        A.rows < kMinRowsForThreads ? 1 : std::max<int64_t>(1, std::min(by_threads, total / kMinChunkTerms));
+    const int64_t chunks = A.rows < kMinRowsForThreads
+                               ? 1
+                               : std::max<int64_t>(1, std::min(by_threads, total / kMinChunkTerms));
     s.chunk_first.push_back(0);
     for (int64_t i = 1; i < chunks; ++i) {
       const int64_t target = total / chunks * i;
-      const auto at = std::lower_bound(terms.begin(), terms.end(), target) - terms.begin();
+      const int64_t at =
+          kRowsPerBlock * (std::lower_bound(terms.begin(), terms.end(), target) - terms.begin());
       if (at > s.chunk_first.back() && at < A.rows) s.chunk_first.push_back(at);
     }
     s.chunk_first.push_back(A.rows);

@@ -27,6 +27,8 @@ namespace {
 // team costs more than such a product (a 50 x 50 product took 10 ms in the
 // parallel region on a loaded 2-core machine, 0.02 ms serially).
 constexpr int64_t kMinRowsForThreads = 256;
+// The input checks' pass, likewise: positions (row offsets or entries).
+constexpr int64_t kMinPositionsForThreads = 65536;
 
 // Rows are dealt to threads in chunks of consecutive rows (neighbouring rows
 // read neighbouring rows of B) with about the same number of terms each,
@@ -147,12 +149,21 @@ class HostEngine final : public Engine {
     std::fill(std::begin(found.first), std::end(found.first), CsrDefects::kNoDefect);
     const int64_t entries = checked_entries(m.nnz, offsets[m.rows], m.base);
     const int64_t positions = std::max(m.rows + 1, entries);
-    for (int64_t i = 0; i < positions; ++i)
-      inspect_csr_position(i, m.rows, m.cols, m.nnz, entries, m.base, offsets, cols,
-                           [&](int defect, int64_t at) {
-                             found.first[defect] =
-                                 std::min(found.first[defect], static_cast<uint64_t>(at));
-                           });
+    // each thread's first defects, then the least of them
+#pragma omp parallel if (positions >= kMinPositionsForThreads)
+    {
+      CsrDefects mine;
+      std::fill(std::begin(mine.first), std::end(mine.first), CsrDefects::kNoDefect);
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < positions; ++i)
+        inspect_csr_position(i, m.rows, m.cols, m.nnz, entries, m.base, offsets, cols,
+                             [&](int defect, int64_t at) {
+                               mine.first[defect] =
+                                   std::min(mine.first[defect], static_cast<uint64_t>(at));
+                             });
+#pragma omp critical(spgemm_host_checks)
+      for (int d = 0; d < kCsrDefects; ++d) found.first[d] = std::min(found.first[d], mine.first[d]);
+    }
     fail_on_defects(
         found, name, m, [&](int64_t at) { return static_cast<int64_t>(offsets[at]); },
         [&](int64_t at) { return static_cast<int64_t>(cols[at]); });
@@ -463,22 +474,34 @@ class HostEngine final : public Engine {
             }
             break;
           }
-          case host::RowMethod::dense_scan:
+          case host::RowMethod::dense_scan: {
             dense.start(lo, hi);
+            auto terms = [&](auto&& term) { for_each_term(row, term); };
+            // a span that is short for its terms is read whole: cheaper than
+            // flagging each term's group, or than counting as terms come
+            const bool short_span = f.span <= host::kShortSpanPerTerm * f.terms;
             if constexpr (Values) {  // counted as written
-              dense.template gather<true, false, false>(
-                  [&](auto&& term) { for_each_term(row, term); });
-              at = place(row, -1);
-              done(row, dense.emit_flagged(write));
+              if (short_span) {
+                dense.template gather<true, false, false, false>(terms);
+                at = place(row, -1);
+                done(row, dense.emit_all_flagged(write));
+              } else {
+                dense.template gather<true, false, false, true>(terms);
+                at = place(row, -1);
+                done(row, dense.emit_flagged(write));
+              }
+            } else if (short_span) {
+              dense.template gather<false, false, false, false>(terms);
+              place(row, dense.count_and_clear_flagged());
             } else {
-              place(row, dense.template gather<false, true, false>(
-                             [&](auto&& term) { for_each_term(row, term); }));
+              place(row, dense.template gather<false, true, false, false>(terms));
               dense.clear_flagged();
             }
             break;
+          }
           case host::RowMethod::dense_sort:
             dense.start(lo, hi);
-            at = place(row, dense.template gather<Values, true, true>(
+            at = place(row, dense.template gather<Values, true, true, false>(
                                  [&](auto&& term) { for_each_term(row, term); }));
             if constexpr (Values)
               dense.emit_listed(write);

@@ -34,6 +34,14 @@ inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 //   --gen rmat:16:16 --gen powerlaw:100000 --gen uniform:500000:8
 inline constexpr int64_t kScanSpanPerTerm = 32;
 
+// Within dense_scan: a span of at most this many columns per term is short.
+// Its flags are then read whole (16 a step) instead of only the groups
+// that its terms flag, and the symbolic phase counts them there instead of
+// testing each term: banded:500000:16 (span 65, 1089 terms a row) is short,
+// stencil27:48 (span ~9.4k, 729 terms) is not.
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
+inline constexpr int64_t kShortSpanPerTerm = 2;
+
 struct RowFacts {
   int64_t a_entries = 0;     // entries of the row of A
   int64_t d_entries = 0;     // entries of the row of D (0 without D)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host backend's row accumulators (row_choice.hpp says which row takes
-// which). Each is one thread's, sized once per phase from the analysis, so
-// no row allocates. Both sum a column's terms in the order they are added,
+// which). Each is one thread's for a whole phase, and grows (at least
+// doubling) only when a row needs more than it has: a phase allocates a few
+// times per thread, not per row. Both sum a column's terms in the order they are added,
 // starting from Value(0), so they give the same bits for the same terms.
 #pragma once
 
@@ -9,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include "host/row_choice.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -32,19 +35,23 @@ class DenseWindow {
  public:
   static constexpr int64_t kScanBytes = 16;
 
-  DenseWindow() = default;
-  // width: columns, a multiple of kScanBytes; most_listed: the most terms
-  // of a dense_sort row.
-  DenseWindow(int64_t width, int64_t most_listed)
-      : flags_(static_cast<size_t>(width)),
-        groups_(static_cast<size_t>(width / kScanBytes + kScanBytes)),
-        acc_(static_cast<size_t>(width)),
-        list_(static_cast<size_t>(most_listed)) {}
-
-  // A row whose columns lie in [lo, hi], hi - lo < width - kScanBytes + 1.
-  void start(int64_t lo, int64_t hi) {
+  // A row whose columns lie in [lo, hi], with up to `listed` terms to list
+  // (dense_sort; 0 otherwise).
+  void start(int64_t lo, int64_t hi, int64_t listed) {
     base_ = lo & ~(kScanBytes - 1);
     chunks_ = (hi - base_) / kScanBytes + 1;
+    const int64_t width = chunks_ * kScanBytes;
+    if (width > static_cast<int64_t>(acc_.size())) {
+      // all zero between rows, so the old contents need not move
+      // (a dense row spans at most kDenseMaxSpan columns: row_choice.hpp)
+      const auto grown = static_cast<size_t>(std::max(
+          width, std::min(2 * static_cast<int64_t>(acc_.size()), kDenseMaxSpan + kScanBytes)));
+      flags_ = std::vector<unsigned char>(grown);
+      groups_ = std::vector<unsigned char>(grown / kScanBytes + kScanBytes);
+      acc_ = std::vector<Value>(grown);
+    }
+    if (listed > static_cast<int64_t>(list_.size()))
+      list_.resize(static_cast<size_t>(std::max(listed, 2 * static_cast<int64_t>(list_.size()))));
   }
 
   // The row's terms: visit(term) calls term(col, value) for each in order.
@@ -191,10 +198,12 @@ class DenseWindow {
 template <class Value, class Col>
 class TermList {
  public:
-  TermList() = default;
-  explicit TermList(int64_t most_terms) : terms_(static_cast<size_t>(most_terms)) {}
-
-  void start() { size_ = 0; }
+  // A row of up to `terms` terms.
+  void start(int64_t terms) {
+    size_ = 0;
+    if (terms > static_cast<int64_t>(terms_.size()))
+      terms_.resize(static_cast<size_t>(std::max(terms, 2 * static_cast<int64_t>(terms_.size()))));
+  }
   template <bool Values>
   void add(int64_t col, Value term) {
     Term& t = terms_[static_cast<size_t>(size_)];

@@ -30,43 +30,37 @@ constexpr int64_t kMinRowsForThreads = 256;
 // The input checks' pass, likewise: positions (row offsets or entries).
 constexpr int64_t kMinPositionsForThreads = 65536;
 
-// Rows are dealt to threads in chunks of consecutive rows (neighbouring rows
-// read neighbouring rows of B) with about the same number of terms each,
-// kChunksPerThread per thread, taken dynamically: a thread that another
-// process slows takes fewer chunks. A chunk has at least kMinChunkTerms
-// terms, so small products are not cut finer than a team's wake-up is worth.
-// Chosen with: spgemm-bench --host --gen stencil27:48 --gen rmat:16:16
-//   --gen powerlaw:100000 (docs/performance.md, Host backend).
-constexpr int64_t kChunksPerThread = 16;
-constexpr int64_t kMinChunkTerms = 32768;
+// Rows are dealt to threads in blocks of kRowsPerBlock consecutive rows
+// (neighbouring rows read neighbouring rows of B), taken dynamically: a
+// thread whose rows are heavier, or that another process slows, takes fewer
+// blocks, and a block costs one atomic increment, not a pass over A to
+// weigh the rows first. Chosen with: spgemm-bench --host --gen poisson2d:700
+//   --gen stencil27:48 --gen rmat:16:16 --gen powerlaw:100000
+//   (docs/performance.md, Host backend).
+constexpr int64_t kRowsPerBlock = 64;
 
-// Runs body(first, last, scratch) for chunks [first, last) of rows on all
-// threads (one alone with fewer than two chunks); each thread owns one
+// Runs body(first, last, scratch) for blocks [first, last) of rows on all
+// threads (one alone below kMinRowsForThreads rows); each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
 // (a failed allocation, a row that disagrees with C's row offsets) is kept,
-// every thread then skips its remaining chunks, and it is rethrown after the
+// every thread then skips its remaining blocks, and it is rethrown after the
 // region.
-template <class Scratch, class MakeScratch, class Body>
-void for_each_chunk(const std::vector<int64_t>& firsts, MakeScratch make_scratch, Body body) {
-  const auto chunks = static_cast<int64_t>(firsts.size()) - 1;
+template <class Scratch, class Body>
+void for_each_block(int64_t rows, Body body) {
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   auto keep = [&] {
     if (!failed.exchange(true)) first = std::current_exception();
   };
-#pragma omp parallel if (chunks > 1)
+#pragma omp parallel if (rows >= kMinRowsForThreads)
   {
     Scratch scratch;
-    try {
-      scratch = make_scratch();
-    } catch (...) {
-      keep();
-    }
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    for (int64_t block = 0; block < blocks; ++block) {
       if (failed.load(std::memory_order_relaxed)) continue;
       try {
-        body(firsts[static_cast<size_t>(chunk)], firsts[static_cast<size_t>(chunk) + 1], scratch);
+        body(block * kRowsPerBlock, std::min(rows, (block + 1) * kRowsPerBlock), scratch);
       } catch (...) {
         keep();
       }
@@ -265,7 +259,7 @@ class HostEngine final : public Engine {
   }
 
  private:
-  // What a phase learns of the product before computing any row.
+  // What a phase learns of B before computing any row.
   struct Shape {
     // B's rows all strictly increasing (the usual case): a row's span is
     // read off its first and last column, and nothing below is kept per row
@@ -274,16 +268,8 @@ class HostEngine final : public Engine {
     bool b_sorted = true;
     std::vector<Col> b_lo, b_hi;
     std::vector<uint8_t> b_ordered;
-    std::vector<int64_t> chunk_first;  // first row of each chunk, then A.rows
-    int64_t window = 0;        // columns of a dense window (0: no row takes one)
-    int64_t most_listed = 0;   // most terms of a dense_sort row
-    int64_t most_terms = 0;    // most terms of a terms_sort row
     host::RowMethod forced = host::RowMethod::count_;
   };
-
-  // Rows per block when the terms are summed for the chunks' cut: the cut
-  // falls between blocks, and the sums take rows / kRowsPerBlock words.
-  static constexpr int64_t kRowsPerBlock = 64;
 
   // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
   static host::RowFacts row_facts(const View& A, const View& B, const View& D, const Shape& s,
@@ -321,9 +307,8 @@ class HostEngine final : public Engine {
   }
 
   // Whether B's rows are strictly increasing (else their spans, kept per
-  // row), then every row's method and terms: the dense window's width, the
-  // lists' lengths, and chunks of rows of about equal terms.
-  static Shape shape_of(const View& A, const View& B, const View& D) {
+  // row).
+  static Shape shape_of(const View& B) {
     Shape s;
     s.forced = forced_row_method();
     int64_t disorder = 0;
@@ -352,51 +337,6 @@ class HostEngine final : public Engine {
         s.b_ordered[static_cast<size_t>(k)] = ordered;
       }
     }
-    constexpr int64_t kScan = host::DenseWindow<Value, Col>::kScanBytes;
-    const int64_t blocks = (A.rows + kRowsPerBlock - 1) / kRowsPerBlock;
-    std::vector<int64_t> terms(static_cast<size_t>(blocks) + 1, 0);  // prefix sums by block
-    int64_t widest = 0, most_listed = 0, most_terms = 0;
-#pragma omp parallel for schedule(static) if (A.rows >= kMinRowsForThreads) \
-    reduction(max : widest, most_listed, most_terms)
-    for (int64_t block = 0; block < blocks; ++block) {
-      int64_t sum = 0;
-      for (int64_t row = block * kRowsPerBlock; row < std::min(A.rows, (block + 1) * kRowsPerBlock);
-           ++row) {
-        int64_t lo, hi;
-        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
-        sum += f.terms;
-        switch (host::choose_row_method(f, s.forced)) {
-          case host::RowMethod::dense_scan:
-            widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
-            break;
-          case host::RowMethod::dense_sort:
-            widest = std::max(widest, hi - (lo & ~(kScan - 1)) + 1);
-            most_listed = std::max(most_listed, f.terms);
-            break;
-          case host::RowMethod::terms_sort: most_terms = std::max(most_terms, f.terms); break;
-          default: break;
-        }
-      }
-      terms[static_cast<size_t>(block) + 1] = sum;
-    }
-    s.window = (widest + kScan - 1) & ~(kScan - 1);
-    s.most_listed = most_listed;
-    s.most_terms = most_terms;
-    for (size_t block = 0; block < static_cast<size_t>(blocks); ++block)
-      terms[block + 1] += terms[block];
-    const int64_t total = terms.back();
-    const int64_t by_threads = kChunksPerThread * omp_get_max_threads();
-    const int64_t chunks = A.rows < kMinRowsForThreads
-                               ? 1
-                               : std::max<int64_t>(1, std::min(by_threads, total / kMinChunkTerms));
-    s.chunk_first.push_back(0);
-    for (int64_t i = 1; i < chunks; ++i) {
-      const int64_t target = total / chunks * i;
-      const int64_t at =
-          kRowsPerBlock * (std::lower_bound(terms.begin(), terms.end(), target) - terms.begin());
-      if (at > s.chunk_first.back() && at < A.rows) s.chunk_first.push_back(at);
-    }
-    s.chunk_first.push_back(A.rows);
     return s;
   }
 
@@ -423,13 +363,7 @@ class HostEngine final : public Engine {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
-    const Shape s = shape_of(A, B, D);
-    auto make_scratch = [&] {
-      Scratch scratch;
-      if (s.window > 0) scratch.dense = host::DenseWindow<Value, Col>(s.window, s.most_listed);
-      if (s.most_terms > 0) scratch.list = host::TermList<Value, Col>(s.most_terms);
-      return scratch;
-    };
+    const Shape s = shape_of(B);
     // Visits the row's terms in order: term(col, value). (The views are
     // copied into locals, which a flag store cannot alias.)
     auto for_each_term = [&](int64_t row, auto&& term) {
@@ -447,8 +381,7 @@ class HostEngine final : public Engine {
         for (int64_t j = d.begin(row); j < d.end(row); ++j)
           term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
-    for_each_chunk<Scratch>(s.chunk_first, make_scratch, [&](int64_t first, int64_t last,
-                                                             Scratch& scratch) {
+    for_each_block<Scratch>(A.rows, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;
       auto& list = scratch.list;
       for (int64_t row = first; row < last; ++row) {
@@ -475,7 +408,7 @@ class HostEngine final : public Engine {
             break;
           }
           case host::RowMethod::dense_scan: {
-            dense.start(lo, hi);
+            dense.start(lo, hi, 0);
             auto terms = [&](auto&& term) { for_each_term(row, term); };
             // a span that is short for its terms is read whole: cheaper than
             // flagging each term's group, or than counting as terms come
@@ -500,7 +433,7 @@ class HostEngine final : public Engine {
             break;
           }
           case host::RowMethod::dense_sort:
-            dense.start(lo, hi);
+            dense.start(lo, hi, f.terms);
             at = place(row, dense.template gather<Values, true, true, false>(
                                  [&](auto&& term) { for_each_term(row, term); }));
             if constexpr (Values)
@@ -509,7 +442,7 @@ class HostEngine final : public Engine {
               dense.clear_listed();
             break;
           default:  // terms_sort
-            list.start();
+            list.start(f.terms);
             for_each_term(row, [&](int64_t col, Value v) { list.template add<Values>(col, v); });
             at = place(row, list.sort_and_count());
             if constexpr (Values) list.emit(write);

@@ -55,14 +55,17 @@ class DenseWindow {
   }
 
   // The row's terms: visit(term) calls term(col, value) for each in order.
-  // With Count, returns the row's distinct columns (else 0); with List (and
-  // Count), they are listed; with Groups, their groups are flagged too (for
-  // emit_flagged; clear_flagged expects none).
+  // With Flags, each column is flagged (without, only values are summed: a
+  // row that covers its span, read back by emit_span); with Count, returns
+  // the row's distinct columns (else 0); with List (and Count), they are
+  // listed; with Groups, their groups are flagged too (for emit_flagged;
+  // clear_flagged expects none).
   // (Pointers are held in locals: a flag store, through unsigned char, may
   // alias anything in memory, locals in registers excepted.)
-  template <bool Values, bool Count, bool List, bool Groups, class Visit>
+  template <bool Values, bool Flags, bool Count, bool List, bool Groups, class Visit>
   int64_t gather(Visit&& visit) {
     static_assert(Count || !List, "a list needs the count");
+    static_assert(Flags || !(Count || Groups), "counts and groups need the flags");
     unsigned char* const flags = flags_.data();
     unsigned char* const groups = groups_.data();
     Value* const acc = acc_.data();
@@ -74,12 +77,24 @@ class DenseWindow {
       if constexpr (List) list[n] = static_cast<Col>(col);
       if constexpr (Count)
         n += flags[i] == 0;  // every term is listed; the next overwrites it unless it was new
-      flags[i] = 1;
+      if constexpr (Flags) flags[i] = 1;
       if constexpr (Groups) groups[i / kScanBytes] = 1;
       if constexpr (Values) acc[i] += term;
     });
     count_ = n;
     return n;
+  }
+
+  // After a gather without Flags: out(col, value) for every column of
+  // [lo, hi] in order; leaves the window clear.
+  template <class Out>
+  void emit_span(int64_t lo, int64_t hi, Out&& out) {
+    Value* const acc = acc_.data();
+    for (int64_t col = lo; col <= hi; ++col) {
+      const auto i = static_cast<size_t>(col - base_);
+      out(col, acc[i]);
+      acc[i] = Value(0);
+    }
   }
 
   // After a gather with Groups: out(col, value) for the flagged columns in

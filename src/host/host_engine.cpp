@@ -76,6 +76,7 @@ host::RowMethod forced_row_method() {
   if (!name) return host::RowMethod::count_;
   const std::string s = name;
   if (s == "copy") return host::RowMethod::copy;
+  if (s == "dense_span") return host::RowMethod::dense_span;
   if (s == "dense_scan") return host::RowMethod::dense_scan;
   if (s == "dense_sort") return host::RowMethod::dense_sort;
   if (s == "terms_sort") return host::RowMethod::terms_sort;
@@ -272,20 +273,27 @@ class HostEngine final : public Engine {
   };
 
   // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
+  // Whether B's runs cover the span is proven where B is sorted and the
+  // runs come in order of their first columns (a band, a block row): each
+  // starts at most one past the columns covered so far.
   static host::RowFacts row_facts(const View& A, const View& B, const View& D, const Shape& s,
                                   int64_t row, int64_t& lo, int64_t& hi) {
     host::RowFacts f;
     lo = std::numeric_limits<int64_t>::max();
     hi = -1;
     f.a_entries = A.end(row) - A.begin(row);
+    bool covers = s.b_sorted;
     for (int64_t i = A.begin(row); i < A.end(row); ++i) {
       const int64_t k = A.col(i);
       const int64_t first = B.begin(k), last = B.end(k);
       f.terms += last - first;
       if (s.b_sorted) {
         if (first < last) {
-          lo = std::min(lo, B.col(first));
-          hi = std::max(hi, B.col(last - 1));
+          const int64_t from = B.col(first), to = B.col(last - 1);
+          covers = covers && to - from == last - first - 1 &&
+                   (hi < 0 || (from >= lo && from <= hi + 1));
+          lo = std::min(lo, from);
+          hi = std::max(hi, to);
         }
         f.b_row_ordered = true;
       } else {
@@ -298,11 +306,13 @@ class HostEngine final : public Engine {
       f.d_entries = D.end(row) - D.begin(row);
       f.terms += f.d_entries;
       for (int64_t j = D.begin(row); j < D.end(row); ++j) {
+        covers = covers && D.col(j) >= lo && D.col(j) <= hi;  // inside the covered span
         lo = std::min(lo, D.col(j));
         hi = std::max(hi, D.col(j));
       }
     }
     f.span = hi >= lo ? hi - lo + 1 : 0;
+    f.covers_span = covers && f.span > 0;
     return f;
   }
 
@@ -407,6 +417,17 @@ class HostEngine final : public Engine {
             }
             break;
           }
+          case host::RowMethod::dense_span:
+            if constexpr (Values) {
+              dense.start(lo, hi, 0);
+              dense.template gather<true, false, false, false, false>(
+                  [&](auto&& term) { for_each_term(row, term); });
+              at = place(row, f.span);
+              dense.emit_span(lo, hi, write);
+            } else {
+              place(row, f.span);
+            }
+            break;
           case host::RowMethod::dense_scan: {
             dense.start(lo, hi, 0);
             auto terms = [&](auto&& term) { for_each_term(row, term); };
@@ -415,26 +436,26 @@ class HostEngine final : public Engine {
             const bool short_span = f.span <= host::kShortSpanPerTerm * f.terms;
             if constexpr (Values) {  // counted as written
               if (short_span) {
-                dense.template gather<true, false, false, false>(terms);
+                dense.template gather<true, true, false, false, false>(terms);
                 at = place(row, -1);
                 done(row, dense.emit_all_flagged(write));
               } else {
-                dense.template gather<true, false, false, true>(terms);
+                dense.template gather<true, true, false, false, true>(terms);
                 at = place(row, -1);
                 done(row, dense.emit_flagged(write));
               }
             } else if (short_span) {
-              dense.template gather<false, false, false, false>(terms);
+              dense.template gather<false, true, false, false, false>(terms);
               place(row, dense.count_and_clear_flagged());
             } else {
-              place(row, dense.template gather<false, true, false, false>(terms));
+              place(row, dense.template gather<false, true, true, false, false>(terms));
               dense.clear_flagged();
             }
             break;
           }
           case host::RowMethod::dense_sort:
             dense.start(lo, hi, f.terms);
-            at = place(row, dense.template gather<Values, true, true, false>(
+            at = place(row, dense.template gather<Values, true, true, true, false>(
                                  [&](auto&& term) { for_each_term(row, term); }));
             if constexpr (Values)
               dense.emit_listed(write);

@@ -14,6 +14,8 @@ namespace spgemm::host {
 enum class RowMethod : int {
   empty,       // no terms: the row of C is empty
   copy,        // one entry of A, no D, its B row strictly increasing: a scaled copy of it
+  dense_span,  // every column of [lo, hi] is in the row (its B rows' runs cover the
+               // span): a dense window without flags, read back in order whole
   dense_scan,  // dense window over [lo, hi]; columns read back by scanning its bitmap
   dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
   terms_sort,  // the row's terms listed and sorted by (column, order): span too wide
@@ -48,6 +50,9 @@ struct RowFacts {
   int64_t terms = 0;         // products plus D's entries
   int64_t span = 0;          // hi - lo + 1 over the B rows read (and D's row); 0 if none
   bool b_row_ordered = false;  // a_entries == 1: its B row strictly increasing
+  // B's rows it reads are each a run of consecutive columns, and together
+  // (with D's row) they cover [lo, hi]: the row has exactly `span` columns.
+  bool covers_span = false;
 };
 
 // The method for one row; `forced` (a valid method other than count_) is
@@ -61,6 +66,9 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
     case RowMethod::copy:
       if (can_copy) return RowMethod::copy;
       break;
+    case RowMethod::dense_span:
+      if (row.covers_span && fits_window) return RowMethod::dense_span;
+      break;
     case RowMethod::dense_scan:
     case RowMethod::dense_sort:
       if (fits_window) return forced;
@@ -70,6 +78,7 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
   }
   if (can_copy) return RowMethod::copy;
   if (!fits_window) return RowMethod::terms_sort;
+  if (row.covers_span) return RowMethod::dense_span;
   return row.span <= kScanSpanPerTerm * row.terms ? RowMethod::dense_scan : RowMethod::dense_sort;
 }
 

@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "host/row_choice.hpp"
@@ -16,8 +19,99 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <sys/mman.h>
 
 namespace spgemm::host {
+
+// Sorts distinct keys that come as ascending runs (a row's new columns, B's
+// row by B's row): runs found by their descents are merged pairwise until
+// one is left, each merge without a branch per key (a comparison sort of
+// random keys mispredicts about every other compare). `tmp` has n keys.
+template <class Key>
+void sort_runs(Key* keys, Key* tmp, int64_t n) {
+  if (n <= 1) return;
+  Key* from = keys;
+  Key* to = tmp;
+  for (;;) {
+    int64_t runs = 0;
+    for (int64_t a = 0; a < n;) {
+      int64_t mid = a + 1;
+      while (mid < n && from[mid - 1] < from[mid]) ++mid;
+      int64_t end = mid;
+      if (end < n) {
+        ++end;
+        while (end < n && from[end - 1] < from[end]) ++end;
+      }
+      ++runs;
+      const Key* x = from + a;
+      const Key* const x_end = from + mid;
+      const Key* y = from + mid;
+      const Key* const y_end = from + end;
+      Key* out = to + a;
+      while (x < x_end && y < y_end) {
+        const bool take_y = *y < *x;
+        *out++ = take_y ? *y : *x;
+        y += take_y;
+        x += !take_y;
+      }
+      while (x < x_end) *out++ = *x++;
+      while (y < y_end) *out++ = *y++;
+      a = end;
+    }
+    std::swap(from, to);
+    if (runs == 1) break;
+  }
+  if (from != keys) std::copy(from, from + n, keys);
+}
+
+// A zeroed array of T; above kHugeBytes its memory is asked to come in huge
+// pages (madvise; a hint), since a wide dense window is read at random and a
+// TLB miss per term would cost more than the term.
+template <class T>
+class ScratchArray {
+ public:
+  static constexpr size_t kHugeBytes = size_t{4} << 20;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+
+  ScratchArray() = default;
+  explicit ScratchArray(size_t n) : n_(n) {
+    if (n == 0) return;
+    const size_t bytes = n * sizeof(T);
+    void* p = nullptr;
+    if (bytes >= kHugeBytes) {
+      const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+      p = std::aligned_alloc(kHugePage, rounded);
+#if defined(MADV_HUGEPAGE)
+      if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    } else {
+      p = std::malloc(bytes);
+    }
+    if (!p) throw std::bad_alloc();
+    std::memset(p, 0, bytes);  // all-zero bytes: Value(0) for every value type here
+    data_ = static_cast<T*>(p);
+  }
+  ~ScratchArray() { std::free(data_); }
+  ScratchArray(ScratchArray&& other) noexcept { swap(other); }
+  ScratchArray& operator=(ScratchArray&& other) noexcept {
+    ScratchArray(std::move(other)).swap(*this);
+    return *this;
+  }
+  ScratchArray(const ScratchArray&) = delete;
+  ScratchArray& operator=(const ScratchArray&) = delete;
+
+  T* data() { return data_; }
+  size_t size() const { return n_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  void swap(ScratchArray& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(n_, other.n_);
+  }
+  T* data_ = nullptr;
+  size_t n_ = 0;
+};
 
 // A dense window of columns [base, base + width): a value per column, kept
 // at Value(0) between rows (so adding a term is one add, with no test), and
@@ -46,12 +140,15 @@ class DenseWindow {
       // (a dense row spans at most kDenseMaxSpan columns: row_choice.hpp)
       const auto grown = static_cast<size_t>(std::max(
           width, std::min(2 * static_cast<int64_t>(acc_.size()), kDenseMaxSpan + kScanBytes)));
-      flags_ = std::vector<unsigned char>(grown);
-      groups_ = std::vector<unsigned char>(grown / kScanBytes + kScanBytes);
-      acc_ = std::vector<Value>(grown);
+      flags_ = ScratchArray<unsigned char>(grown);
+      groups_ = ScratchArray<unsigned char>(grown / kScanBytes + kScanBytes);
+      acc_ = ScratchArray<Value>(grown);
     }
-    if (listed > static_cast<int64_t>(list_.size()))
-      list_.resize(static_cast<size_t>(std::max(listed, 2 * static_cast<int64_t>(list_.size()))));
+    if (listed > static_cast<int64_t>(list_.size())) {
+      const auto grown = static_cast<size_t>(std::max(listed, 2 * static_cast<int64_t>(list_.size())));
+      list_.resize(grown);
+      sorted_.resize(grown);
+    }
   }
 
   // The row's terms: visit(term) calls term(col, value) for each in order.
@@ -174,7 +271,7 @@ class DenseWindow {
   // out(col, value) for the listed columns in order; leaves the window clear.
   template <class Out>
   void emit_listed(Out&& out) {
-    std::sort(list_.begin(), list_.begin() + count_);
+    sort_runs(list_.data(), sorted_.data(), count_);
     for (int64_t n = 0; n < count_; ++n) {
       const auto i = static_cast<size_t>(static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_);
       out(base_ + static_cast<int64_t>(i), acc_[i]);
@@ -201,10 +298,10 @@ class DenseWindow {
 #endif
   }
 
-  std::vector<unsigned char> flags_;
-  std::vector<unsigned char> groups_;  // a flag per kScanBytes columns
-  std::vector<Value> acc_;
-  std::vector<Col> list_;
+  ScratchArray<unsigned char> flags_;
+  ScratchArray<unsigned char> groups_;  // a flag per kScanBytes columns
+  ScratchArray<Value> acc_;
+  std::vector<Col> list_, sorted_;  // sorted_: sort_runs' second buffer
   int64_t base_ = 0, chunks_ = 0, count_ = 0;
 };
 

@@ -429,11 +429,13 @@ class HostEngine final : public Engine {
             }
             break;
           case host::RowMethod::dense_scan: {
-            dense.start(lo, hi, 0);
-            auto terms = [&](auto&& term) { for_each_term(row, term); };
             // a span that is short for its terms is read whole: cheaper than
-            // flagging each term's group, or than counting as terms come
+            // flagging each term's group, or than counting as terms come;
+            // a longer one is counted as terms come, and its flags cleared
+            // from the list of its columns (no sort: only counted)
             const bool short_span = f.span <= host::kShortSpanPerTerm * f.terms;
+            dense.start(lo, hi, Values || short_span ? 0 : f.terms);
+            auto terms = [&](auto&& term) { for_each_term(row, term); };
             if constexpr (Values) {  // counted as written
               if (short_span) {
                 dense.template gather<true, true, false, false, false>(terms);
@@ -448,8 +450,8 @@ class HostEngine final : public Engine {
               dense.template gather<false, true, false, false, false>(terms);
               place(row, dense.count_and_clear_flagged());
             } else {
-              place(row, dense.template gather<false, true, true, false, false>(terms));
-              dense.clear_flagged();
+              place(row, dense.template gather<false, true, true, true, false>(terms));
+              dense.clear_listed();
             }
             break;
           }

@@ -27,14 +27,17 @@ enum class RowMethod : int {
 // terms_sort, whose memory follows the row, not C's width).
 inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 
-// dense_scan reads span/64 bitmap words for the row; sorting its columns
-// costs about terms * log2(terms) compares. Scanning wins while the span is
-// at most this many columns per term: stencil27:48 (span ~4.7k, 729 terms
-// a row) and banded:500000:16 scan; rmat:16:16 and powerlaw:100000 rows
-// (spans near C's width, tens of terms) sort.
-// Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
-//   --gen rmat:16:16 --gen powerlaw:100000 --gen uniform:500000:8
-inline constexpr int64_t kScanSpanPerTerm = 32;
+// dense_scan reads a flag per kScanBytes (16) columns of the span, then 16
+// flags for each group flagged (at most one per term); sorting the row's
+// columns costs about terms * log2(terms) compares. Scanning wins while the
+// span is at most this many columns per term: stencil27:48 (span ~9.4k, 729
+// terms a row), poisson2d:700 (~2.8k, 25) and the long rows of
+// powerlaw:100000 scan; its short rows (spans near C's width, a few terms)
+// sort.
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen poisson2d:700
+//   --gen powerlaw:100000 --gen rmat:16:16 --gen uniform:500000:8, each
+//   also with SPGEMM_TEST_HOST_ROW_METHOD=dense_scan and =dense_sort
+inline constexpr int64_t kScanSpanPerTerm = 256;
 
 // Within dense_scan: a span of at most this many columns per term is short.
 // Its flags are then read whole (16 a step) instead of only the groups

@@ -432,9 +432,11 @@ class HostEngine final : public Engine {
             // a span that is short for its terms is read whole: cheaper than
             // flagging each term's group, or than counting as terms come;
             // a longer one is counted as terms come, and its flags cleared
-            // from the list of its columns (no sort: only counted)
+            // whole, or beyond kClearSpanPerTerm from the list of its
+            // columns (no sort: only counted)
             const bool short_span = f.span <= host::kShortSpanPerTerm * f.terms;
-            dense.start(lo, hi, Values || short_span ? 0 : f.terms);
+            const bool clear_listed = f.span > host::kClearSpanPerTerm * f.terms;
+            dense.start(lo, hi, !Values && clear_listed ? f.terms : 0);
             auto terms = [&](auto&& term) { for_each_term(row, term); };
             if constexpr (Values) {  // counted as written
               if (short_span) {
@@ -449,9 +451,12 @@ class HostEngine final : public Engine {
             } else if (short_span) {
               dense.template gather<false, true, false, false, false>(terms);
               place(row, dense.count_and_clear_flagged());
-            } else {
+            } else if (clear_listed) {
               place(row, dense.template gather<false, true, true, true, false>(terms));
               dense.clear_listed();
+            } else {
+              place(row, dense.template gather<false, true, true, false, false>(terms));
+              dense.clear_flagged();
             }
             break;
           }

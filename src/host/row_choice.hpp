@@ -47,6 +47,16 @@ inline constexpr int64_t kScanSpanPerTerm = 256;
 // Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
 inline constexpr int64_t kShortSpanPerTerm = 2;
 
+// Within dense_scan's symbolic phase, beyond short spans: the row's flags are
+// cleared whole (a memset of the span) up to this many columns per term, else
+// one by one from a list of its columns, which costs a store per term: the
+// memset wins on stencil27:48 (span ~9.4k, 729 terms) and poisson2d:700
+// (~2.8k, 25), the list on powerlaw:100000's short rows (spans near C's
+// width, a few terms).
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen poisson2d:700
+//   --gen powerlaw:100000
+inline constexpr int64_t kClearSpanPerTerm = 128;
+
 struct RowFacts {
   int64_t a_entries = 0;     // entries of the row of A
   int64_t d_entries = 0;     // entries of the row of D (0 without D)

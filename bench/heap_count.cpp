@@ -2,7 +2,7 @@
 // spgemm-bench: counts the bytes held through operator new, process-wide
 // (libspgemm's host backend allocates its scratch with std::vector), so the
 // host backend's peak memory beyond A, B and C can be reported; C's arrays
-// are the bench's malloc, not counted.
+// are the bench's malloc, not counted. Aligned new is counted too.
 #include <malloc.h>
 
 #include <atomic>
@@ -19,6 +19,14 @@ std::atomic<int64_t> g_peak{0};
 
 void* counted(std::size_t bytes) {
   void* p = std::malloc(bytes ? bytes : 1);
+  if (!p) throw std::bad_alloc();
+  heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  return p;
+}
+
+void* counted_aligned(std::size_t bytes, std::align_val_t align) {
+  const auto a = static_cast<std::size_t>(align);
+  void* p = std::aligned_alloc(a, (bytes + a - 1) / a * a);
   if (!p) throw std::bad_alloc();
   heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
   return p;
@@ -57,3 +65,11 @@ void operator delete(void* p) noexcept { bench::uncounted(p); }
 void operator delete[](void* p) noexcept { bench::uncounted(p); }
 void operator delete(void* p, std::size_t) noexcept { bench::uncounted(p); }
 void operator delete[](void* p, std::size_t) noexcept { bench::uncounted(p); }
+void* operator new(std::size_t bytes, std::align_val_t a) { return bench::counted_aligned(bytes, a); }
+void* operator new[](std::size_t bytes, std::align_val_t a) {
+  return bench::counted_aligned(bytes, a);
+}
+void operator delete(void* p, std::align_val_t) noexcept { bench::uncounted(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { bench::uncounted(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { bench::uncounted(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { bench::uncounted(p); }

@@ -77,21 +77,28 @@ class ScratchArray {
   explicit ScratchArray(size_t n) : n_(n) {
     if (n == 0) return;
     const size_t bytes = n * sizeof(T);
+    // (operator new, so that a program counting its heap sees these too)
     void* p = nullptr;
     if (bytes >= kHugeBytes) {
       const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-      p = std::aligned_alloc(kHugePage, rounded);
+      p = ::operator new(rounded, std::align_val_t{kHugePage});
+      huge_ = true;
 #if defined(MADV_HUGEPAGE)
-      if (p) madvise(p, rounded, MADV_HUGEPAGE);
+      madvise(p, rounded, MADV_HUGEPAGE);
 #endif
     } else {
-      p = std::malloc(bytes);
+      p = ::operator new(bytes);
     }
-    if (!p) throw std::bad_alloc();
     std::memset(p, 0, bytes);  // all-zero bytes: Value(0) for every value type here
     data_ = static_cast<T*>(p);
   }
-  ~ScratchArray() { std::free(data_); }
+  ~ScratchArray() {
+    if (!data_) return;
+    if (huge_)
+      ::operator delete(data_, std::align_val_t{kHugePage});
+    else
+      ::operator delete(data_);
+  }
   ScratchArray(ScratchArray&& other) noexcept { swap(other); }
   ScratchArray& operator=(ScratchArray&& other) noexcept {
     ScratchArray(std::move(other)).swap(*this);
@@ -108,9 +115,11 @@ class ScratchArray {
   void swap(ScratchArray& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(n_, other.n_);
+    std::swap(huge_, other.huge_);
   }
   T* data_ = nullptr;
   size_t n_ = 0;
+  bool huge_ = false;
 };
 
 // A dense window of columns [base, base + width): a value per column, kept
@@ -303,6 +312,79 @@ class DenseWindow {
   ScratchArray<Value> acc_;
   std::vector<Col> list_, sorted_;  // sorted_: sort_runs' second buffer
   int64_t base_ = 0, chunks_ = 0, count_ = 0;
+};
+
+// A hash table of a power of two slots, at least four times the row's terms
+// (open addressing, linear probing): a key and a value per slot, the row's
+// columns listed as they come, then sorted and looked up again. Its memory
+// follows the row's terms, not its span.
+template <class Value, class Col>
+class HashRow {
+ public:
+  // A row of up to `terms` terms.
+  void start(int64_t terms) {
+    int64_t slots = 16;
+    while (slots < 4 * terms) slots *= 2;
+    if (slots > static_cast<int64_t>(keys_.size())) {
+      keys_.assign(static_cast<size_t>(slots), kEmpty);
+      values_ = ScratchArray<Value>(static_cast<size_t>(slots));
+    }
+    if (terms > static_cast<int64_t>(list_.size())) {
+      list_.resize(static_cast<size_t>(terms));
+      sorted_.resize(static_cast<size_t>(terms));
+    }
+    mask_ = slots - 1;
+    count_ = 0;
+  }
+
+  // The row's terms: visit(term) calls term(col, value) for each in order;
+  // returns the row's distinct columns.
+  template <bool Values, class Visit>
+  int64_t gather(Visit&& visit) {
+    int64_t* const keys = keys_.data();
+    Value* const values = values_.data();
+    Col* const list = list_.data();
+    const int64_t mask = mask_;
+    int64_t n = 0;
+    visit([&](int64_t col, Value term) {
+      int64_t slot = hash(col) & mask;
+      while (keys[slot] != col && keys[slot] != kEmpty) slot = (slot + 1) & mask;
+      if (keys[slot] == kEmpty) {
+        keys[slot] = col;
+        list[n++] = static_cast<Col>(col);
+      }
+      if constexpr (Values) values[slot] += term;
+    });
+    count_ = n;
+    return n;
+  }
+
+  // out(col, value) for the row's columns in order; leaves the table clear.
+  template <class Out>
+  void emit(Out&& out) {
+    int64_t* const keys = keys_.data();
+    Value* const values = values_.data();
+    sort_runs(list_.data(), sorted_.data(), count_);
+    for (int64_t n = 0; n < count_; ++n) {
+      const int64_t col = list_[static_cast<size_t>(n)];
+      int64_t slot = hash(col) & mask_;
+      while (keys[slot] != col) slot = (slot + 1) & mask_;
+      out(col, values[slot]);
+      values[slot] = Value(0);  // keys stay until all are read: probes pass them
+    }
+    clear();
+  }
+  void clear() { std::fill_n(keys_.begin(), mask_ + 1, kEmpty); }
+
+ private:
+  static constexpr int64_t kEmpty = -1;
+  static int64_t hash(int64_t col) {
+    return static_cast<int64_t>((static_cast<uint64_t>(col) * 0x9E3779B97F4A7C15ull) >> 32);
+  }
+  std::vector<int64_t> keys_;
+  ScratchArray<Value> values_;  // Value(0) between rows
+  std::vector<Col> list_, sorted_;
+  int64_t mask_ = 0, count_ = 0;
 };
 
 // A row's terms in a list, sorted by (column, position): for spans wider

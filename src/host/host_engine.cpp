@@ -79,6 +79,7 @@ host::RowMethod forced_row_method() {
   if (s == "dense_span") return host::RowMethod::dense_span;
   if (s == "dense_scan") return host::RowMethod::dense_scan;
   if (s == "dense_sort") return host::RowMethod::dense_sort;
+  if (s == "hash") return host::RowMethod::hash;
   if (s == "terms_sort") return host::RowMethod::terms_sort;
   return host::RowMethod::count_;
 }
@@ -353,6 +354,7 @@ class HostEngine final : public Engine {
   struct Scratch {
     host::DenseWindow<Value, Col> dense;
     host::TermList<Value, Col> list;
+    host::HashRow<Value, Col> hash;
   };
 
   // Where a row of C goes: entries [begin, end) of its arrays.
@@ -468,6 +470,15 @@ class HostEngine final : public Engine {
               dense.emit_listed(write);
             else
               dense.clear_listed();
+            break;
+          case host::RowMethod::hash:
+            scratch.hash.start(f.terms);
+            at = place(row, scratch.hash.template gather<Values>(
+                                [&](auto&& term) { for_each_term(row, term); }));
+            if constexpr (Values)
+              scratch.hash.emit(write);
+            else
+              scratch.hash.clear();
             break;
           default:  // terms_sort
             list.start(f.terms);

@@ -18,6 +18,8 @@ enum class RowMethod : int {
                // span): a dense window without flags, read back in order whole
   dense_scan,  // dense window over [lo, hi]; columns read back by scanning its bitmap
   dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
+  hash,        // a hash table of 4x the row's terms (its columns listed, then
+               // sorted): for spans wide against the terms, in place of a window
   terms_sort,  // the row's terms listed and sorted by (column, order): span too wide
   count_       // (the number of methods)
 };
@@ -57,6 +59,18 @@ inline constexpr int64_t kShortSpanPerTerm = 2;
 //   --gen powerlaw:100000
 inline constexpr int64_t kClearSpanPerTerm = 128;
 
+// Rows whose span is wider than kScanSpanPerTerm columns a term take a hash
+// table of at least four times their terms (a power of two; at half that,
+// collisions cost uniform:500000:8's symbolic phase half again) instead of
+// a window over the span, up to this many terms (2^17 slots, 2 MiB with
+// fp64, within L2); beyond, a dense window with its columns sorted, or above
+// kDenseMaxSpan the sorted terms. The table touches the row's columns
+// only, not its whole span: uniform:500000:8 (64 terms over ~500k columns a
+// row) and rmat:16:16.
+// Chosen with: spgemm-bench --host --gen uniform:500000:8 --gen rmat:16:16
+//   --gen powerlaw:100000, each also with SPGEMM_TEST_HOST_ROW_METHOD=dense_sort
+inline constexpr int64_t kHashMaxTerms = int64_t{1} << 15;
+
 struct RowFacts {
   int64_t a_entries = 0;     // entries of the row of A
   int64_t d_entries = 0;     // entries of the row of D (0 without D)
@@ -86,13 +100,17 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
     case RowMethod::dense_sort:
       if (fits_window) return forced;
       return RowMethod::terms_sort;
+    case RowMethod::hash:
+      if (row.terms <= kHashMaxTerms) return RowMethod::hash;
+      return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
     case RowMethod::terms_sort: return RowMethod::terms_sort;
     default: break;
   }
   if (can_copy) return RowMethod::copy;
-  if (!fits_window) return RowMethod::terms_sort;
-  if (row.covers_span) return RowMethod::dense_span;
-  return row.span <= kScanSpanPerTerm * row.terms ? RowMethod::dense_scan : RowMethod::dense_sort;
+  if (row.covers_span && fits_window) return RowMethod::dense_span;
+  if (row.span <= kScanSpanPerTerm * row.terms && fits_window) return RowMethod::dense_scan;
+  if (row.terms <= kHashMaxTerms) return RowMethod::hash;
+  return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
 }
 
 }  // namespace spgemm::host

@@ -24,7 +24,8 @@ using namespace spgemm_test;
 namespace {
 
 // The methods a test can force ("": the analysis chooses).
-const char* const kMethods[] = {"", "copy", "dense_span", "dense_scan", "dense_sort", "terms_sort"};
+const char* const kMethods[] = {"", "copy", "dense_span", "dense_scan", "dense_sort", "hash",
+                                "terms_sort"};
 const int kThreads[] = {1, 2, 3};
 
 // Sets SPGEMM_TEST_HOST_ROW_METHOD and the OpenMP threads for its lifetime.

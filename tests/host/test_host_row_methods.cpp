@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The host backend's row methods (src/host/row_choice.hpp): inputs shaped so
 // that the analysis takes each method (a scaled copy of B's row, a dense
-// window read by scanning, short or long spans, or by a sorted list, sorted
-// terms for spans wider than a window), and each method forced through
+// window summed without flags where B's runs cover the span, read by
+// scanning its flags, short or long spans, or by a sorted list, a hash table
+// for wide spans, sorted terms), and each method forced through
 // SPGEMM_TEST_HOST_ROW_METHOD wherever it can compute a row, in every value
 // type and index layout, with and without an addend D, against the oracle.
 // Every method sums a column's terms in the same order, so the result must

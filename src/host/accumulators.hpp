@@ -172,12 +172,32 @@ class DenseWindow {
     }
   }
 
+  // The symbolic phase's count of the row's distinct columns: each column's
+  // mark set to `stamp` (the row + 1, unique within a phase), so a column
+  // marked before in this row is known by its mark, and nothing needs
+  // clearing after the row (marks are zero until first set).
+  template <class Visit>
+  int64_t count_marks(int32_t stamp, Visit&& visit) {
+    const int64_t width = chunks_ * kScanBytes;
+    if (width > static_cast<int64_t>(marks_.size()))
+      marks_ = ScratchArray<int32_t>(static_cast<size_t>(std::max(
+          width, std::min(2 * static_cast<int64_t>(marks_.size()), kDenseMaxSpan + kScanBytes))));
+    int32_t* const marks = marks_.data();
+    const int64_t base = base_;
+    int64_t n = 0;
+    visit([&](int64_t col, Value) {
+      const auto i = static_cast<size_t>(col - base);
+      n += marks[i] != stamp;
+      marks[i] = stamp;
+    });
+    return n;
+  }
+
   // The row's terms: visit(term) calls term(col, value) for each in order.
   // With Flags, each column is flagged (without, only values are summed: a
   // row that covers its span, read back by emit_span); with Count, returns
   // the row's distinct columns (else 0); with List (and Count), they are
-  // listed; with Groups, their groups are flagged too (for emit_flagged;
-  // clear_flagged expects none).
+  // listed; with Groups, their groups are flagged too (for emit_flagged).
   // (Pointers are held in locals: a flag store, through unsigned char, may
   // alias anything in memory, locals in registers excepted.)
   template <bool Values, bool Flags, bool Count, bool List, bool Groups, class Visit>
@@ -267,27 +287,6 @@ class DenseWindow {
     return n;
   }
 
-  // After a gather without Values, Count or Groups: the flagged columns,
-  // counted as the span's flags are cleared.
-  int64_t count_and_clear_flagged() {
-    unsigned char* const flags = flags_.data();
-    int64_t n = 0;
-#if defined(__SSE2__)
-    __m128i sums = _mm_setzero_si128();
-    for (int64_t c = 0; c < chunks_; ++c) {
-      auto* const at = reinterpret_cast<__m128i*>(flags + c * kScanBytes);
-      sums = _mm_add_epi64(sums, _mm_sad_epu8(_mm_loadu_si128(at), _mm_setzero_si128()));
-      _mm_storeu_si128(at, _mm_setzero_si128());
-    }
-    n = _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
-#else
-    for (int64_t i = 0; i < chunks_ * kScanBytes; ++i) n += flags[i];
-    std::memset(flags, 0, static_cast<size_t>(chunks_ * kScanBytes));
-#endif
-    return n;
-  }
-
-  void clear_flagged() { std::memset(flags_.data(), 0, static_cast<size_t>(chunks_ * kScanBytes)); }
 
   // out(col, value) for the listed columns in order; leaves the window clear.
   template <class Out>
@@ -299,10 +298,6 @@ class DenseWindow {
       acc_[i] = Value(0);
       flags_[i] = 0;
     }
-  }
-  void clear_listed() {
-    for (int64_t n = 0; n < count_; ++n)
-      flags_[static_cast<size_t>(static_cast<int64_t>(list_[static_cast<size_t>(n)]) - base_)] = 0;
   }
 
  private:
@@ -322,6 +317,7 @@ class DenseWindow {
   ScratchArray<unsigned char> flags_;
   ScratchArray<unsigned char> groups_;  // a flag per kScanBytes columns
   ScratchArray<Value> acc_;
+  ScratchArray<int32_t> marks_;  // count_marks' (the symbolic phase's) only
   std::vector<Col> list_, sorted_;  // sorted_: sort_runs' second buffer
   int64_t base_ = 0, chunks_ = 0, count_ = 0;
 };

@@ -407,7 +407,8 @@ class HostEngine final : public Engine {
           }
           ++at.begin;
         };
-        switch (host::choose_row_method(f, s.forced)) {
+        const host::RowMethod method = host::choose_row_method(f, s.forced);
+        switch (method) {
           case host::RowMethod::empty: place(row, 0); break;
           case host::RowMethod::copy: {
             const int64_t i = A.begin(row), k = A.col(i);
@@ -430,46 +431,32 @@ class HostEngine final : public Engine {
               place(row, f.span);
             }
             break;
-          case host::RowMethod::dense_scan: {
-            // a span that is short for its terms is read whole: cheaper than
-            // flagging each term's group, or than counting as terms come;
-            // a longer one is counted as terms come, and its flags cleared
-            // whole, or beyond kClearSpanPerTerm from the list of its
-            // columns (no sort: only counted)
-            const bool short_span = f.span <= host::kShortSpanPerTerm * f.terms;
-            const bool clear_listed = f.span > host::kClearSpanPerTerm * f.terms;
-            dense.start(lo, hi, !Values && clear_listed ? f.terms : 0);
-            auto terms = [&](auto&& term) { for_each_term(row, term); };
-            if constexpr (Values) {  // counted as written
-              if (short_span) {
+          case host::RowMethod::dense_scan:
+          case host::RowMethod::dense_sort:
+            if constexpr (!Values) {  // counted by marks, read back in neither way
+              dense.start(lo, hi, 0);
+              place(row, dense.count_marks(static_cast<int32_t>(row + 1),
+                                           [&](auto&& term) { for_each_term(row, term); }));
+            } else if (method == host::RowMethod::dense_sort) {
+              dense.start(lo, hi, f.terms);
+              at = place(row, dense.template gather<true, true, true, true, false>(
+                                  [&](auto&& term) { for_each_term(row, term); }));
+              dense.emit_listed(write);
+            } else {
+              // a span that is short for its terms is read whole, cheaper
+              // than flagging each term's group; a longer one by its groups
+              dense.start(lo, hi, 0);
+              auto terms = [&](auto&& term) { for_each_term(row, term); };
+              if (f.span <= host::kShortSpanPerTerm * f.terms) {
                 dense.template gather<true, true, false, false, false>(terms);
-                at = place(row, -1);
+                at = place(row, -1);  // counted as written
                 done(row, dense.emit_all_flagged(write));
               } else {
                 dense.template gather<true, true, false, false, true>(terms);
                 at = place(row, -1);
                 done(row, dense.emit_flagged(write));
               }
-            } else if (short_span) {
-              dense.template gather<false, true, false, false, false>(terms);
-              place(row, dense.count_and_clear_flagged());
-            } else if (clear_listed) {
-              place(row, dense.template gather<false, true, true, true, false>(terms));
-              dense.clear_listed();
-            } else {
-              place(row, dense.template gather<false, true, true, false, false>(terms));
-              dense.clear_flagged();
             }
-            break;
-          }
-          case host::RowMethod::dense_sort:
-            dense.start(lo, hi, f.terms);
-            at = place(row, dense.template gather<Values, true, true, true, false>(
-                                 [&](auto&& term) { for_each_term(row, term); }));
-            if constexpr (Values)
-              dense.emit_listed(write);
-            else
-              dense.clear_listed();
             break;
           case host::RowMethod::hash:
             scratch.hash.start(f.terms);

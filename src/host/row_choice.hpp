@@ -41,23 +41,14 @@ inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 //   also with SPGEMM_TEST_HOST_ROW_METHOD=dense_scan and =dense_sort
 inline constexpr int64_t kScanSpanPerTerm = 256;
 
-// Within dense_scan: a span of at most this many columns per term is short.
-// Its flags are then read whole (16 a step) instead of only the groups
-// that its terms flag, and the symbolic phase counts them there instead of
-// testing each term: banded:500000:16 (span 65, 1089 terms a row) is short,
-// stencil27:48 (span ~9.4k, 729 terms) is not.
+// Within dense_scan's numeric phase: a span of at most this many columns per
+// term is short. Its flags are then read whole (16 a step) instead of only
+// the groups that its terms flag (a store a term): stencil27:48 (span ~9.4k,
+// 729 terms a row) is not short. (The symbolic phase counts every dense row
+// by marks: DenseWindow::count_marks.)
 // Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
 inline constexpr int64_t kShortSpanPerTerm = 2;
 
-// Within dense_scan's symbolic phase, beyond short spans: the row's flags are
-// cleared whole (a memset of the span) up to this many columns per term, else
-// one by one from a list of its columns, which costs a store per term: the
-// memset wins on stencil27:48 (span ~9.4k, 729 terms) and poisson2d:700
-// (~2.8k, 25), the list on powerlaw:100000's short rows (spans near C's
-// width, a few terms).
-// Chosen with: spgemm-bench --host --gen stencil27:48 --gen poisson2d:700
-//   --gen powerlaw:100000
-inline constexpr int64_t kClearSpanPerTerm = 128;
 
 // Rows whose span is wider than kScanSpanPerTerm columns a term take a hash
 // table of at least four times their terms (a power of two; at half that,

@@ -27,8 +27,17 @@ namespace {
 // team costs more than such a product (a 50 x 50 product took 10 ms in the
 // parallel region on a loaded 2-core machine, 0.02 ms serially).
 constexpr int64_t kMinRowsForThreads = 256;
-// The input checks' pass, likewise: positions (row offsets or entries).
+// The input checks' pass and the look at B's rows, likewise: positions (row
+// offsets or entries).
 constexpr int64_t kMinPositionsForThreads = 65536;
+// Below this many products a phase computes its rows on the calling thread:
+// on a 2-core machine shared with a build, a parallel region waits whole
+// scheduler slices (several ms) for a thread that was descheduled, while
+// such a product takes well under a millisecond alone (qh1484, 29k products,
+// 0.17 ms with two threads on a quiet machine, 40 ms on a loaded one).
+// Chosen with: spgemm-bench --host --dir <matrices> (docs/performance.md,
+//   Host backend).
+constexpr int64_t kMinProductsForThreads = 65536;
 
 // Rows are dealt to threads in blocks of kRowsPerBlock consecutive rows
 // (neighbouring rows read neighbouring rows of B), taken dynamically: a
@@ -40,20 +49,21 @@ constexpr int64_t kMinPositionsForThreads = 65536;
 constexpr int64_t kRowsPerBlock = 64;
 
 // Runs body(first, last, scratch) for blocks [first, last) of rows on all
-// threads (one alone below kMinRowsForThreads rows); each thread owns one
+// threads (one alone below kMinRowsForThreads rows, or without `threads`);
+// each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
 // (a failed allocation, a row that disagrees with C's row offsets) is kept,
 // every thread then skips its remaining blocks, and it is rethrown after the
 // region.
 template <class Scratch, class Body>
-void for_each_block(int64_t rows, Body body) {
+void for_each_block(int64_t rows, bool threads, Body body) {
   const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   auto keep = [&] {
     if (!failed.exchange(true)) first = std::current_exception();
   };
-#pragma omp parallel if (rows >= kMinRowsForThreads)
+#pragma omp parallel if (threads && rows >= kMinRowsForThreads)
   {
     Scratch scratch;
 #pragma omp for schedule(dynamic, 1)
@@ -268,6 +278,7 @@ class HostEngine final : public Engine {
     // of B. Otherwise per row of B: least and greatest column (lo > hi:
     // empty) and whether it is strictly increasing.
     bool b_sorted = true;
+    int64_t products = 0;  // sum over A's entries of their B rows' lengths (D's not counted)
     std::vector<Col> b_lo, b_hi;
     std::vector<uint8_t> b_ordered;
     host::RowMethod forced = host::RowMethod::count_;
@@ -318,16 +329,24 @@ class HostEngine final : public Engine {
   }
 
   // Whether B's rows are strictly increasing (else their spans, kept per
-  // row).
-  static Shape shape_of(const View& B) {
+  // row), and the products.
+  static Shape shape_of(const View& A, const View& B) {
     Shape s;
     s.forced = forced_row_method();
-    int64_t disorder = 0;
-#pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads) \
-    reduction(+ : disorder)
-    for (int64_t k = 0; k < B.rows; ++k)
-      for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
+    int64_t disorder = 0, products = 0;
+    const bool threads = B.offsets[B.rows] - B.offsets[0] + A.offsets[A.rows] - A.offsets[0] >=
+                         kMinPositionsForThreads;
+#pragma omp parallel if (threads)
+    {
+#pragma omp for schedule(static) reduction(+ : disorder) nowait
+      for (int64_t k = 0; k < B.rows; ++k)
+        for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
+#pragma omp for schedule(static) reduction(+ : products)
+      for (int64_t i = 0; i < A.offsets[A.rows] - A.offsets[0]; ++i)
+        products += B.end(A.col_ind[i] - A.base) - B.begin(A.col_ind[i] - A.base);
+    }
     s.b_sorted = disorder == 0;
+    s.products = products;
     if (!s.b_sorted) {
       const auto b_rows = static_cast<size_t>(B.rows);
       s.b_lo.resize(b_rows);
@@ -375,7 +394,7 @@ class HostEngine final : public Engine {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
-    const Shape s = shape_of(B);
+    const Shape s = shape_of(A, B);
     // Visits the row's terms in order: term(col, value). (The views are
     // copied into locals, which a flag store cannot alias.)
     auto for_each_term = [&](int64_t row, auto&& term) {
@@ -393,7 +412,9 @@ class HostEngine final : public Engine {
         for (int64_t j = d.begin(row); j < d.end(row); ++j)
           term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
-    for_each_block<Scratch>(A.rows, [&](int64_t first, int64_t last, Scratch& scratch) {
+    const int64_t d_entries = D.offsets ? D.offsets[D.rows] - D.offsets[0] : 0;
+    const bool threads = s.products + d_entries >= kMinProductsForThreads;
+    for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;
       auto& list = scratch.list;
       for (int64_t row = first; row < last; ++row) {

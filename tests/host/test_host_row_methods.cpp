@@ -58,27 +58,31 @@ struct Shaped {
   std::optional<HostCsr<double>> D;
 };
 
+// Each has more than kMinProductsForThreads (65536) products and 256 rows
+// (src/host/host_engine.cpp), so that it runs on the threads asked for.
 std::vector<Shaped> shaped_products() {
   std::vector<Shaped> out;
   // copy: single-entry rows of A over sorted rows of B
-  out.push_back({"single-entry rows of A", one_per_row<double>(400, 300, 1),
-                 uniform_random(300, 250, 6, 2), std::nullopt});
+  out.push_back({"single-entry rows of A", one_per_row<double>(20000, 3000, 1),
+                 uniform_random(3000, 2500, 6, 2), std::nullopt});
   // not copy: the same rows of A over unsorted rows of B with repeated columns
-  out.push_back({"single-entry rows of A, B unsorted with repeats", one_per_row<double>(400, 300, 3),
-                 with_repeated_entries(with_reversed_rows(uniform_random(300, 250, 6, 4)), 5),
+  out.push_back({"single-entry rows of A, B unsorted with repeats",
+                 one_per_row<double>(20000, 3000, 3),
+                 with_repeated_entries(with_reversed_rows(uniform_random(3000, 2500, 6, 4)), 5),
                  std::nullopt});
   // dense_scan, short spans: a narrow band
-  const auto band = banded(600, 4, 6);
-  out.push_back({"banded:600:4 squared", band, band, std::nullopt});
+  const auto band = banded(2000, 4, 6);
+  out.push_back({"banded:2000:4 squared", band, band, std::nullopt});
   // dense_scan, long spans read by groups: a 3D stencil
   const auto stencil = generate("stencil27:8");
   out.push_back({"stencil27:8 squared", stencil, stencil, std::nullopt});
   // dense_sort: wide spans of few terms
-  const auto wide = generate("powerlaw:2000");
-  out.push_back({"powerlaw:2000 squared", wide, wide, std::nullopt});
+  const auto wide = generate("powerlaw:10000");
+  out.push_back({"powerlaw:10000 squared", wide, wide, std::nullopt});
   // empty rows among the others, and some single-entry ones
-  out.push_back({"uniform with empty rows", with_empty_rows(uniform_random(500, 400, 3, 7), 0.3, 8),
-                 uniform_random(400, 450, 5, 9), std::nullopt});
+  out.push_back({"uniform with empty rows",
+                 with_empty_rows(uniform_random(8000, 4000, 4, 7), 0.3, 8),
+                 uniform_random(4000, 4500, 5, 9), std::nullopt});
   // terms_sort: spans wider than any dense window (2^22 columns)
   // (each row of B spans nearly all its columns, unsorted: first and last
   // near the two ends)
@@ -90,12 +94,12 @@ std::vector<Shaped> shaped_products() {
     if (j == 4) return wide_cols - 1 - near;
     return static_cast<int64_t>(pick.below(static_cast<uint64_t>(wide_cols)));
   });
-  out.push_back({"B's rows wider than a dense window", uniform_random(300, 200, 4, 10), spanning,
+  out.push_back({"B's rows wider than a dense window", uniform_random(4000, 200, 4, 10), spanning,
                  std::nullopt});
   // D's columns in the span, copy rows turned dense by D
-  out.push_back({"single-entry rows of A + D", one_per_row<double>(400, 300, 12),
-                 uniform_random(300, 250, 6, 13), random_rect(400, 250, 0.01, 14)});
-  out.push_back({"banded:600:4 + D of a wider band", band, band, banded(600, 9, 15)});
+  out.push_back({"single-entry rows of A + D", one_per_row<double>(20000, 3000, 12),
+                 uniform_random(3000, 2500, 6, 13), random_rect(20000, 2500, 0.001, 14)});
+  out.push_back({"banded:2000:4 + D of a wider band", band, band, banded(2000, 9, 15)});
   return out;
 }
 
@@ -133,6 +137,7 @@ std::vector<std::string> check_methods() {
   std::vector<std::string> failures;
   for (const Shaped& shaped : shaped_products()) {
     const ShapedCase<V> c(shaped);
+    if (product_count(c.A, c.B) < 65536) failures.push_back(c.name + ": too few products");
     ProductOptions<V> options;
     if (c.D) {
       options.D = &*c.D;

@@ -16,17 +16,19 @@ enum class RowMethod : int {
   copy,        // one entry of A, no D, its B row strictly increasing: a scaled copy of it
   dense_span,  // every column of [lo, hi] is in the row (its B rows' runs cover the
                // span): a dense window without flags, read back in order whole
-  dense_scan,  // dense window over [lo, hi]; columns read back by scanning its bitmap
+  dense_scan,  // dense window over [lo, hi]; columns read back by scanning its flags
   dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
   hash,        // a hash table of 4x the row's terms (its columns listed, then
                // sorted): for spans wide against the terms, in place of a window
-  terms_sort,  // the row's terms listed and sorted by (column, order): span too wide
+  terms_sort,  // the row's terms listed and sorted by (column, order): too many terms
+               // for a hash table and a span too wide for a window
   count_       // (the number of methods)
 };
 
 // A dense window holds at most this many columns per thread: a value and a
-// bit each (2^22 fp64 columns are 32 MiB a thread; wider spans go to
-// terms_sort, whose memory follows the row, not C's width).
+// flag byte each, and a stamp in the symbolic phase (2^22 fp64 columns are
+// 36 MiB a thread; wider spans go to hash or terms_sort, whose memory
+// follows the row, not C's width).
 inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 
 // dense_scan reads a flag per kScanBytes (16) columns of the span, then 16
@@ -35,7 +37,7 @@ inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 // span is at most this many columns per term: stencil27:48 (span ~9.4k, 729
 // terms a row), poisson2d:700 (~2.8k, 25) and the long rows of
 // powerlaw:100000 scan; its short rows (spans near C's width, a few terms)
-// sort.
+// take a hash table (kHashMaxTerms).
 // Chosen with: spgemm-bench --host --gen stencil27:48 --gen poisson2d:700
 //   --gen powerlaw:100000 --gen rmat:16:16 --gen uniform:500000:8, each
 //   also with SPGEMM_TEST_HOST_ROW_METHOD=dense_scan and =dense_sort

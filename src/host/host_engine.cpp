@@ -43,9 +43,9 @@ constexpr int64_t kMinProductsForThreads = 65536;
 // (neighbouring rows read neighbouring rows of B), taken dynamically: a
 // thread whose rows are heavier, or that another process slows, takes fewer
 // blocks, and a block costs one atomic increment, not a pass over A to
-// weigh the rows first. Chosen with: spgemm-bench --host --gen poisson2d:700
-//   --gen stencil27:48 --gen rmat:16:16 --gen powerlaw:100000
-//   (docs/performance.md, Host backend).
+// weigh the rows first. A block of stencil27:48 is ~100 us of work, of
+// poisson2d:700 ~10 us (spgemm-bench --host --gen stencil27:48
+// --gen poisson2d:700; the runs of docs/performance.md, Host backend).
 constexpr int64_t kRowsPerBlock = 64;
 
 // Runs body(first, last, scratch) for blocks [first, last) of rows on all

@@ -176,7 +176,9 @@ template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
 namespace bench {
 
 bool graphblas_available() { return false; }
-std::string graphblas_version() { return "not built (GraphBLAS not found by CMake)"; }
+std::string graphblas_version() {
+  return "not built in (CMake found no GraphBLAS, or SPGEMM_BENCH_GRAPHBLAS=OFF)";
+}
 void graphblas_setup(int) {}
 void graphblas_teardown() {}
 template <class V>

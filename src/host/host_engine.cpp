@@ -456,8 +456,7 @@ class HostEngine final : public Engine {
           case host::RowMethod::dense_sort:
             if constexpr (!Values) {  // counted by marks, read back in neither way
               dense.start(lo, hi, 0);
-              place(row, dense.count_marks(static_cast<int32_t>(row + 1),
-                                           [&](auto&& term) { for_each_term(row, term); }));
+              place(row, dense.count_marks([&](auto&& term) { for_each_term(row, term); }));
             } else if (method == host::RowMethod::dense_sort) {
               dense.start(lo, hi, f.terms);
               at = place(row, dense.template gather<true, true, true, true, false>(

@@ -26,8 +26,8 @@ enum class RowMethod : int {
 };
 
 // A dense window holds at most this many columns per thread: a value and a
-// flag byte each, and a stamp in the symbolic phase (2^22 fp64 columns are
-// 36 MiB a thread; wider spans go to hash or terms_sort, whose memory
+// flag byte each, and a stamp byte in the symbolic phase (2^22 fp64 columns
+// are 40 MiB a thread; wider spans go to hash or terms_sort, whose memory
 // follows the row, not C's width).
 inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 

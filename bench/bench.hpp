@@ -3,6 +3,8 @@
 //
 //   spgemm_bench.cpp  command line, inputs, main loop
 //   runners.cpp       libspgemm (device and host backend) and cuSPARSE runs
+//   graphblas_runner.cpp  SuiteSparse:GraphBLAS beside the host backend (optional)
+//   heap_count.cpp    host heap bytes held, for the host libraries' peak memory
 //   (the agreement check of two C's is tests/support/agreement.hpp)
 //   report.cpp        table on stdout, CSV and JSON files
 //   util.hpp/.cpp     error checks, buffers, timers
@@ -40,7 +42,10 @@ struct Options {
   bool no_cusparse = false;
   bool no_input_checks = false;  // spgemmSetInputChecks(handle, 0): their cost, by difference
   bool reuse = false;            // also cuSPARSE's reuse family (cusparseSpGEMMreuse_*)
+  bool no_graphblas = false;     // skip GraphBLAS even where it was built in
+  int threads = 0;               // host threads (omp_set_num_threads, GxB_NTHREADS); 0: default
   std::string csv_path, json_path;
+  std::string save_inputs;  // directory to write each input A to (Matrix Market)
   std::string command_line;
 };
 
@@ -53,6 +58,9 @@ struct RunInfo {
   std::string alloc_description;
   std::string timer_description;
   std::string started;  // local time, ISO 8601
+  int host_threads = 0;      // libspgemm host backend's threads (omp_get_max_threads)
+  bool graphblas = false;    // GraphBLAS runs beside the host backend
+  std::string graphblas_version;
 };
 
 // One input matrix, loaded and prepared: C = A * B with B = A (square) or
@@ -106,6 +114,19 @@ struct Record {
   double lib_numeric_again = kNaN;  // median of spgemmNumeric on an existing plan
   double lib_numeric_unordered = kNaN;  // the same, spgemmSetDeterministic(handle, 0)
   int64_t lib_peak_bytes = -1;      // spgemmGetMemoryUsage peak, max over reps
+  int lib_threads = -1;             // host backend: OpenMP threads (omp_get_max_threads)
+  int64_t lib_heap_bytes = -1;      // host backend: peak heap beyond A, B and C, max over reps
+
+  // SuiteSparse:GraphBLAS (host backend runs only, where built in)
+  bool grb_ran = false, grb_ok = false;
+  std::string grb_error;
+  double grb_total = kNaN;          // C = A*B: GrB_Matrix_new, GrB_mxm, GrB_Matrix_wait
+  int grb_threads = -1;             // GxB_NTHREADS
+  int64_t grb_nnz_c = -1;
+  int64_t grb_peak_bytes = -1;      // peak heap beyond A, B and C, max over reps
+  Check grb_check = Check::not_run;  // libspgemm's C against GraphBLAS's
+  std::string grb_check_message;
+  double grb_max_row_scaled_diff = kNaN;
 
   bool cus_ran = false, cus_ok = false;
   std::string cus_error;
@@ -133,13 +154,15 @@ struct Record {
     return lib_ok ? gflops(products, lib_numeric_again) : kNaN;
   }
   double cus_gflops() const { return cus_ok ? gflops(products, cus.total) : kNaN; }
+  double grb_gflops() const { return grb_ok ? gflops(products, grb_total) : kNaN; }
   double speedup() const {  // cuSPARSE total / libspgemm total
     return (lib_ok && cus_ok && lib.total > 0) ? cus.total / lib.total : kNaN;
   }
   // Whether this record makes the exit status non-zero (cuSPARSE failures
   // do not: it is the baseline).
   bool failed() const {
-    return !load_error.empty() || (lib_ran && !lib_ok) || check == Check::disagree;
+    return !load_error.empty() || (lib_ran && !lib_ok) || check == Check::disagree ||
+           grb_check == Check::disagree;
   }
 };
 
@@ -157,10 +180,21 @@ bool device_between_matrices(std::string* why);
 // compares the results. Fills the library parts of rec; never throws.
 void run_problem(const Problem& problem, const Options& opts, const RunInfo& info, Record& rec);
 
+// graphblas_runner.cpp -------------------------------------------------------
+bool graphblas_available();  // built with GraphBLAS (CMake found it)
+std::string graphblas_version();
+void graphblas_setup(int threads);  // GxB_init with counting allocators; threads > 0: GxB_NTHREADS
+void graphblas_teardown();
+// C = A*B with GraphBLAS (b_is_a: B is A); fills rec.grb*; C copied to result
+// when given. Throws on a GraphBLAS error.
+template <class V>
+void run_graphblas(const spgemm_test::HostCsr<V>& a, const spgemm_test::HostCsr<V>& b, bool b_is_a,
+                   const Options& opts, Record& rec, spgemm_test::HostCsr<V>* result);
+
 // report.cpp ----------------------------------------------------------------
 void print_header(const RunInfo& info, const Options& opts);
-void print_table_header();
-void print_table_row(const Record& rec);
+void print_table_header(const RunInfo& info);
+void print_table_row(const Record& rec, const RunInfo& info);
 void print_details(const std::vector<Record>& records, const RunInfo& info);
 // Throw std::runtime_error when the file cannot be written.
 void write_csv(const std::string& path, const std::vector<Record>& records, const RunInfo& info,

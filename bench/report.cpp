@@ -107,21 +107,54 @@ void print_header(const RunInfo& info, const Options& opts) {
          fmt::format("cusparseSpGEMMreuse_*: first run (workEstimation x2, nnz x2, alloc C,{}copy "
                      "x2, compute) and compute again, in the details and CSV",
                      indent));
-  line("peak MB", "lib: spgemmGetMemoryUsage peak workspace; cuSPARSE: buffer1 + buffer2");
+  if (info.lib_on_host)
+    line("threads", fmt::format("libspgemm host backend {}{}", info.host_threads,
+                                info.graphblas ? fmt::format(", GraphBLAS {}", info.host_threads)
+                                               : std::string()));
+  if (info.graphblas)
+    line("GraphBLAS", fmt::format("{}: GrB_Matrix_new(C), GrB_mxm (PLUS_TIMES), "
+                                  "GrB_Matrix_wait; its columns replace cuSPARSE's{}"
+                                  "(speedup = GraphBLAS/lib, check = lib vs GraphBLAS)",
+                                  info.graphblas_version, indent));
+  else if (info.lib_on_host)
+    line("GraphBLAS", info.graphblas_version + (opts.no_graphblas ? " (--no-graphblas)" : ""));
+  line("peak MB", info.lib_on_host
+                      ? "heap held during a product beyond A, B and C (libspgemm: operator new;"
+                        "\n                 GraphBLAS: its allocator)"
+                      : "lib: spgemmGetMemoryUsage peak workspace; cuSPARSE: buffer1 + buffer2");
   line("started", info.started);
   fmt::print("\n");
 }
 
-void print_table_header() {
+void print_table_header(const RunInfo& info) {
   const std::string header =
       fmt::format(kRowFormat, "matrix", "rows", "nnz(A)", "products", "nnz(C)", "C MB", "lib ms",
-                  "GFLOPS", "ana/sym/alloc/num ms", "num2 ms", "peak MB", "cuS ms", "GFLOPS",
-                  "peak MB", "speedup", "check");
+                  "GFLOPS", "ana/sym/alloc/num ms", "num2 ms", "peak MB",
+                  info.graphblas ? "GrB ms" : "cuS ms", "GFLOPS", "peak MB", "speedup", "check");
   fmt::print("{}{}\n", header, std::string(header.size() - 1, '-'));
   std::fflush(stdout);
 }
 
-void print_table_row(const Record& r) {
+void print_table_row(const Record& r, const RunInfo& info) {
+  if (info.graphblas) {
+    const bool grb_fail = r.grb_ran && !r.grb_ok;
+    const bool lib_fail = r.lib_ran && !r.lib_ok;
+    std::string phases = lib_fail ? "FAIL" : "-";
+    if (r.lib_ok)
+      phases = fmt::format("{}/{}/{}/{}", short_num(r.lib.analyze), short_num(r.lib.symbolic),
+                           short_num(r.lib.alloc), short_num(r.lib.numeric));
+    const double ratio = r.lib_ok && r.grb_ok ? r.grb_total / r.lib.total : kNaN;
+    fmt::print(kRowFormat, truncate(r.name, 26), count(r.rows), count(r.nnz_a), count(r.products),
+               count(r.nnz_c), r.c_bytes < 0 ? "-" : mb(r.c_bytes),
+               r.load_error.empty() ? ms_or(r.lib.total, r.lib_ran, r.lib_ok) : "LOAD FAIL",
+               short_num(r.lib_gflops()), phases,
+               lib_fail ? "FAIL" : short_num(r.lib_numeric_again),
+               lib_fail ? "FAIL" : mb(r.lib_heap_bytes), ms_or(r.grb_total, r.grb_ran, r.grb_ok),
+               short_num(r.grb_gflops()), grb_fail ? "FAIL" : mb(r.grb_peak_bytes),
+               std::isnan(ratio) ? "-" : fmt::format("{:.2f}x", ratio), check_name(r.grb_check));
+    std::fflush(stdout);
+    return;
+  }
   std::string phases = "-";
   if (r.lib_ran && !r.lib_ok) phases = "FAIL";
   if (r.lib_ok)
@@ -184,6 +217,19 @@ void print_details(const std::vector<Record>& records, const RunInfo& info) {
                  short_num(r.cus_reuse_first), short_num(r.cus_reuse_compute),
                  format_bytes(static_cast<double>(r.cus_reuse_peak_bytes)),
                  format_bytes(static_cast<double>(r.cus_reuse_kept_bytes)));
+    if (r.lib_threads > 0)
+      fmt::print("    host      : libspgemm {} threads, heap beyond A, B, C {}\n", r.lib_threads,
+                 format_bytes(static_cast<double>(r.lib_heap_bytes)));
+    if (r.grb_ok)
+      fmt::print("    GraphBLAS : total {} ({} GFLOPS), {} threads, heap beyond A, B, C {}, nnz(C) {}"
+                 " | vs lib: {}{} (max row-scaled diff {:.3g})\n",
+                 short_num(r.grb_total), short_num(r.grb_gflops()), r.grb_threads,
+                 format_bytes(static_cast<double>(r.grb_peak_bytes)), r.grb_nnz_c,
+                 check_name(r.grb_check),
+                 r.grb_check_message.empty() ? "" : ": " + r.grb_check_message,
+                 r.grb_max_row_scaled_diff);
+    else if (r.grb_ran)
+      fmt::print("    GraphBLAS : failed: {}\n", r.grb_error);
     switch (r.check) {
       case Check::agree:
         fmt::print("    check     : AGREE (max rel diff {:.3g}, max row-scaled diff {:.3g})\n",
@@ -273,6 +319,8 @@ Fields run_fields(const RunInfo& info, const Options& opts) {
                                                                       : "malloc"));
   f.emplace_back("warmup", int64_t{opts.warmup});
   f.emplace_back("reps", int64_t{opts.reps});
+  f.emplace_back("host_threads", int64_t{info.host_threads});
+  f.emplace_back("graphblas", info.graphblas ? info.graphblas_version : std::string("-"));
   f.emplace_back("command_line", opts.command_line);
   return f;
 }
@@ -306,6 +354,20 @@ Fields record_fields(const Record& r) {
   f.emplace_back("lib_numeric_again_gflops", opt_num(r.lib_numeric_again_gflops()));
   f.emplace_back("lib_numeric_unordered_ms", opt_num(r.lib_numeric_unordered));
   f.emplace_back("lib_peak_bytes", opt_int(r.lib_peak_bytes));
+  f.emplace_back("lib_threads", opt_int(r.lib_threads));
+  f.emplace_back("lib_heap_bytes", opt_int(r.lib_heap_bytes));
+
+  f.emplace_back("graphblas_ok", r.grb_ran ? Value{r.grb_ok} : Value{});
+  f.emplace_back("graphblas_error", opt_str(r.grb_error));
+  f.emplace_back("graphblas_total_ms", opt_num(r.grb_total));
+  f.emplace_back("graphblas_gflops", opt_num(r.grb_gflops()));
+  f.emplace_back("graphblas_threads", opt_int(r.grb_threads));
+  f.emplace_back("graphblas_nnz_c", opt_int(r.grb_nnz_c));
+  f.emplace_back("graphblas_heap_bytes", opt_int(r.grb_peak_bytes));
+  f.emplace_back("graphblas_check", r.grb_check == Check::not_run
+                                        ? Value{}
+                                        : Value{std::string(check_name(r.grb_check))});
+  f.emplace_back("graphblas_max_row_scaled_diff", opt_num(r.grb_max_row_scaled_diff));
 
   f.emplace_back("cusparse_ok", r.cus_ran ? Value{r.cus_ok} : Value{});
   f.emplace_back("cusparse_error", opt_str(r.cus_error));

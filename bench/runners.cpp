@@ -6,6 +6,7 @@
 // then cuSPARSE does the same; then the two C's are compared on the host.
 // Only one library's C is on the device at a time.
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "bench.hpp"
 #include "agreement.hpp"
 #include "cuda_data_type.hpp"
+#include "heap_count.hpp"
 #include "util.hpp"
 
 namespace bench {
@@ -209,12 +211,15 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
 
   std::vector<double> setup, analyze, symbolic, alloc, numeric;
   size_t peak = 0;
+  int64_t heap_before = 0, heap_peak = 0;
   std::unique_ptr<LibProduct> kept;  // the last product, for "numeric again"
   auto fresh_product = [&] {
     kept.reset();  // a fresh product each time: the previous C is freed first
     if (!on_host) check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto product = std::make_unique<LibProduct>();
     check_spgemm(spgemmResetPeakMemoryUsage(raw_handle), "spgemmResetPeakMemoryUsage");
+    heap_count_reset_peak();
+    heap_before = heap_count_current();
     const LibTimes t = lib_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
                                        on_host, mem, tl, *product);
     kept = std::move(product);
@@ -231,6 +236,7 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
       size_t current = 0, rep_peak = 0;
       check_spgemm(spgemmGetMemoryUsage(raw_handle, &current, &rep_peak), "spgemmGetMemoryUsage");
       peak = std::max(peak, rep_peak);
+      heap_peak = std::max(heap_peak, heap_count_peak() - heap_before);
     }
   }
   rec.lib.setup = median(setup);
@@ -240,6 +246,10 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
   rec.lib.numeric = median(numeric);
   rec.lib.total = unmarked_total([&] { return fresh_product().total; }, opts.reps, tl);
   rec.lib_peak_bytes = static_cast<int64_t>(peak);
+  if (on_host) {
+    rec.lib_threads = omp_get_max_threads();
+    rec.lib_heap_bytes = heap_peak;  // C's arrays are malloc'd here: not counted
+  }
   rec.nnz_c = kept->nnz;
   rec.c_bytes = (a.rows + 1) * 4 + kept->nnz * static_cast<int64_t>(4 + sizeof(V));
 
@@ -565,7 +575,8 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
     if (lib_on_device)
       run_lib<V>(dev_a, dev_b, false, opts, rec, run_cus ? &lib_c : nullptr);
     else
-      run_lib<V>(view_of(*ha), view_of(*hb), true, opts, rec, run_cus ? &lib_c : nullptr);
+      run_lib<V>(view_of(*ha), view_of(*hb), true, opts, rec,
+                 run_cus || info.graphblas ? &lib_c : nullptr);
     rec.lib_ok = true;
   } catch (const std::exception& e) {
     rec.lib_error = e.what();
@@ -587,6 +598,23 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
       rec.cus_error = e.what();
       fmt::print(stderr, "  cuSPARSE failed: {}\n", rec.cus_error);
       clear_cuda_error(info);
+    }
+  }
+
+  if (info.graphblas) {
+    HostCsr<V> grb_c;
+    try {
+      run_graphblas<V>(*ha, *hb, !p.b_is_transpose, opts, rec, rec.lib_ok ? &grb_c : nullptr);
+    } catch (const std::exception& e) {
+      rec.grb_error = e.what();
+      fmt::print(stderr, "  GraphBLAS failed: {}\n", rec.grb_error);
+    }
+    if (rec.lib_ok && rec.grb_ok) {
+      const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
+      const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, grb_c, tol);
+      rec.grb_check = cmp.agree ? Check::agree : Check::disagree;
+      rec.grb_check_message = cmp.message;
+      rec.grb_max_row_scaled_diff = cmp.max_row_scaled_diff;
     }
   }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <spgemm/spgemm.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -62,6 +64,13 @@ Options:
                            PETSc and AmgX take when values change): its first
                            full run and reuse_compute again, against
                            libspgemm's total and numeric again (num2)
+  --threads N              host threads for libspgemm's host backend
+                           (omp_set_num_threads) and GraphBLAS (GxB_NTHREADS);
+                           default: OpenMP's default (OMP_NUM_THREADS or all)
+  --no-graphblas           skip SuiteSparse:GraphBLAS (run beside the host
+                           backend when the bench was built with it)
+  --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market),
+                           e.g. for bench/host_scipy.py to time SciPy on them
   --csv FILE               write one record per matrix, all fields, as CSV
   --json FILE              write the records and run information as JSON
   --list-generators        print the default generator specs and exit
@@ -83,6 +92,12 @@ Timings, per matrix (ms, medians over the timed runs):
   peak MB        libspgemm: spgemmGetMemoryUsage peak workspace (beyond A, B,
                  C); cuSPARSE: buffer1 + buffer2 (alive at once)
   speedup        cuSPARSE total / libspgemm total
+  GrB ms         host backend runs, GraphBLAS built in: SuiteSparse:GraphBLAS's
+                 C = A*B (GrB_Matrix_new, GrB_mxm with PLUS_TIMES, GrB_Matrix_wait),
+                 same inputs and threads; 'GrB/lib' = GraphBLAS total / lib total;
+                 host peak MB (both): the most heap bytes held during a
+                 product beyond A, B and C (libspgemm's through operator new,
+                 GraphBLAS's through its allocator)
   check          AGREE when both C's have identical row offsets and column
                  indices and |x - y| <= tol * max|C(i,:)| for every entry
                  (tol 1e-10 double, 1e-4 float); the max elementwise relative
@@ -209,12 +224,19 @@ bool parse_args(int argc, char** argv, Options& opts) {
     } else if (arg == "--no-cusparse") {
       no_value();
       opts.no_cusparse = true;
+    } else if (arg == "--threads") {
+      opts.threads = parse_int(arg, take_value(), 1);
+    } else if (arg == "--no-graphblas") {
+      no_value();
+      opts.no_graphblas = true;
     } else if (arg == "--no-input-checks") {
       no_value();
       opts.no_input_checks = true;
     } else if (arg == "--reuse") {
       no_value();
       opts.reuse = true;
+    } else if (arg == "--save-inputs") {
+      opts.save_inputs = take_value();
     } else if (arg == "--csv") {
       opts.csv_path = take_value();
     } else if (arg == "--json") {
@@ -278,10 +300,15 @@ RunInfo make_run_info(const Options& opts) {
     throw UsageError(
         fmt::format("--device {}: there are only {} CUDA devices", opts.device, count));
   info.lib_on_host = !info.have_gpu || opts.force_host;
+  if (opts.threads > 0) omp_set_num_threads(opts.threads);
+  info.host_threads = omp_get_max_threads();
+  info.graphblas = info.lib_on_host && graphblas_available() && !opts.no_graphblas;
+  info.graphblas_version = graphblas_version();
 
   const unsigned threads = std::thread::hardware_concurrency();
   const std::string host_name =
-      fmt::format("{} ({} hardware threads{})", cpu_model(), threads,
+      fmt::format("{} ({} hardware threads, {} used{})", cpu_model(), threads,
+                  omp_get_max_threads(),
                   std::getenv("OMP_NUM_THREADS")
                       ? fmt::format(", OMP_NUM_THREADS={}", std::getenv("OMP_NUM_THREADS"))
                       : std::string());
@@ -359,10 +386,11 @@ int run(int argc, char** argv) {
 
   const RunInfo info = make_run_info(opts);
   if (info.have_gpu) device_setup(opts);
+  if (info.graphblas) graphblas_setup(info.host_threads);
   print_header(info, opts);
   if (default_problem)
     fmt::print("no inputs given: running the built-in default problem {}\n\n", kDefaultSpec);
-  print_table_header();
+  print_table_header(info);
 
   std::vector<Record> records;
   bool context_broken = false;
@@ -375,6 +403,9 @@ int run(int argc, char** argv) {
     fmt::print(stderr, "[{}/{}] {}: loading\n", i + 1, n, rec.name);
     try {
       const Problem problem = load(in, rec);
+      if (!opts.save_inputs.empty())
+        spgemm_test::write_matrix_market(
+            (std::filesystem::path(opts.save_inputs) / (rec.name + ".mtx")).string(), problem.a);
       fmt::print(stderr, "[{}/{}] {}: {} x {}, nnz(A) {}, products {}: running\n", i + 1, n,
                  rec.name, rec.rows, rec.cols, rec.nnz_a, rec.products);
       run_problem(problem, opts, info, rec);
@@ -382,7 +413,7 @@ int run(int argc, char** argv) {
       rec.load_error = e.what();
       fmt::print(stderr, "  loading FAILED: {}\n", rec.load_error);
     }
-    print_table_row(rec);
+    print_table_row(rec, info);
     records.push_back(std::move(rec));
 
     std::string why;
@@ -411,6 +442,7 @@ int run(int argc, char** argv) {
     write_failed = true;
   }
   if (info.have_gpu && !context_broken) device_teardown();
+  if (info.graphblas) graphblas_teardown();
   return (failures || context_broken || write_failed) ? 1 : 0;
 }
 

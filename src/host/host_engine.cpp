@@ -4,6 +4,8 @@
 #include "core/csr_checks.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
+#include "host/accumulators.hpp"
+#include "host/row_choice.hpp"
 
 #include <omp.h>
 
@@ -11,6 +13,7 @@
 #include <atomic>
 #include <exception>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <new>
 #include <string>
@@ -24,32 +27,50 @@ namespace {
 // team costs more than such a product (a 50 x 50 product took 10 ms in the
 // parallel region on a loaded 2-core machine, 0.02 ms serially).
 constexpr int64_t kMinRowsForThreads = 256;
+// The input checks' pass and the look at B's rows, likewise: positions (row
+// offsets or entries).
+constexpr int64_t kMinPositionsForThreads = 65536;
+// Below this many products a phase computes its rows on the calling thread:
+// on a 2-core machine shared with a build, a parallel region waits whole
+// scheduler slices (several ms) for a thread that was descheduled, while
+// such a product takes well under a millisecond alone (qh1484, 29k products,
+// 0.17 ms with two threads on a quiet machine, 40 ms on a loaded one).
+// Chosen with: spgemm-bench --host --dir <matrices> (docs/performance.md,
+//   Host backend).
+constexpr int64_t kMinProductsForThreads = 65536;
 
-// Runs body(row, scratch) for every row on all threads; each thread owns one
+// Rows are dealt to threads in blocks of kRowsPerBlock consecutive rows
+// (neighbouring rows read neighbouring rows of B), taken dynamically: a
+// thread whose rows are heavier, or that another process slows, takes fewer
+// blocks, and a block costs one atomic increment, not a pass over A to
+// weigh the rows first. A block of stencil27:48 is ~100 us of work, of
+// poisson2d:700 ~10 us (spgemm-bench --host --gen stencil27:48
+// --gen poisson2d:700; the runs of docs/performance.md, Host backend).
+constexpr int64_t kRowsPerBlock = 64;
+
+// Runs body(first, last, scratch) for blocks [first, last) of rows on all
+// threads (one alone below kMinRowsForThreads rows, or without `threads`);
+// each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
 // (a failed allocation, a row that disagrees with C's row offsets) is kept,
-// every thread then skips its remaining rows, and it is rethrown after the
+// every thread then skips its remaining blocks, and it is rethrown after the
 // region.
-template <class Scratch, class MakeScratch, class Body>
-void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
+template <class Scratch, class Body>
+void for_each_block(int64_t rows, bool threads, Body body) {
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   auto keep = [&] {
     if (!failed.exchange(true)) first = std::current_exception();
   };
-#pragma omp parallel if (rows >= kMinRowsForThreads)
+#pragma omp parallel if (threads && rows >= kMinRowsForThreads)
   {
     Scratch scratch;
-    try {
-      scratch = make_scratch();
-    } catch (...) {
-      keep();
-    }
-#pragma omp for schedule(dynamic, 64)
-    for (int64_t row = 0; row < rows; ++row) {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t block = 0; block < blocks; ++block) {
       if (failed.load(std::memory_order_relaxed)) continue;
       try {
-        body(row, scratch);
+        body(block * kRowsPerBlock, std::min(rows, (block + 1) * kRowsPerBlock), scratch);
       } catch (...) {
         keep();
       }
@@ -58,88 +79,20 @@ void for_each_row(int64_t rows, MakeScratch make_scratch, Body body) {
   if (first) std::rethrow_exception(first);
 }
 
-// Row accumulators. Both sum a column's terms in the order they come (A's
-// entries in order, each with B's row in order, then D's row), so they give
-// the same bits.
-// Dense: a marker and a value per column of C, O(1) per term; its arrays have
-// B.cols entries per thread, so it serves products up to kDenseMaxCols
-// columns (2^27 columns took 4.2 GB on two threads).
-// Sorted: the row's terms in a list, stably sorted by column; memory follows
-// the row, not the width of C.
-constexpr int64_t kDenseMaxCols = int64_t{1} << 22;
-
-template <class Value, class Col>
-class DenseRow {
- public:
-  DenseRow() = default;
-  explicit DenseRow(int64_t cols)
-      : marker_(static_cast<size_t>(cols), -1), acc_(static_cast<size_t>(cols)) {
-    cols_.reserve(static_cast<size_t>(cols));  // push_back below never allocates
-  }
-  void start(int64_t row) {
-    row_ = row;
-    cols_.clear();
-  }
-  void add(int64_t col, Value term) {
-    const auto c = static_cast<size_t>(col);
-    if (marker_[c] != row_) {
-      marker_[c] = row_;
-      acc_[c] = Value(0);
-      cols_.push_back(static_cast<Col>(col));
-    }
-    acc_[c] += term;
-  }
-  int64_t count() const { return static_cast<int64_t>(cols_.size()); }
-  // out(col, value) for every column of the row, in column order.
-  template <class Out>
-  void emit(Out&& out) {
-    std::sort(cols_.begin(), cols_.end());
-    for (const Col col : cols_) out(col, acc_[static_cast<size_t>(col)]);
-  }
-
- private:
-  std::vector<int64_t> marker_;
-  std::vector<Value> acc_;
-  std::vector<Col> cols_;
-  int64_t row_ = -1;
-};
-
-template <class Value, class Col>
-class SortedRow {
- public:
-  SortedRow() = default;
-  explicit SortedRow(int64_t) {}
-  void start(int64_t) { terms_.clear(); }
-  void add(int64_t col, Value term) { terms_.push_back({static_cast<Col>(col), term}); }
-  int64_t count() {
-    sort();
-    int64_t distinct = 0;
-    for (size_t i = 0; i < terms_.size(); ++i)
-      distinct += i == 0 || terms_[i].col != terms_[i - 1].col;
-    return distinct;
-  }
-  template <class Out>
-  void emit(Out&& out) {
-    sort();
-    for (size_t i = 0; i < terms_.size();) {
-      Value sum = Value(0);
-      const Col col = terms_[i].col;
-      for (; i < terms_.size() && terms_[i].col == col; ++i) sum += terms_[i].value;
-      out(col, sum);
-    }
-  }
-
- private:
-  struct Term {
-    Col col;
-    Value value;
-  };
-  void sort() {
-    std::stable_sort(terms_.begin(), terms_.end(),
-                     [](const Term& x, const Term& y) { return x.col < y.col; });
-  }
-  std::vector<Term> terms_;
-};
+// Tests reach every row method on any input by naming it here (row_choice.hpp
+// takes it wherever it can compute the row); unset, the analysis chooses.
+host::RowMethod forced_row_method() {
+  const char* name = std::getenv("SPGEMM_TEST_HOST_ROW_METHOD");
+  if (!name) return host::RowMethod::count_;
+  const std::string s = name;
+  if (s == "copy") return host::RowMethod::copy;
+  if (s == "dense_span") return host::RowMethod::dense_span;
+  if (s == "dense_scan") return host::RowMethod::dense_scan;
+  if (s == "dense_sort") return host::RowMethod::dense_sort;
+  if (s == "hash") return host::RowMethod::hash;
+  if (s == "terms_sort") return host::RowMethod::terms_sort;
+  return host::RowMethod::count_;
+}
 
 // X^T by counting sort: rows of X are visited in order, so every row of X^T
 // comes out sorted.
@@ -202,12 +155,21 @@ class HostEngine final : public Engine {
     std::fill(std::begin(found.first), std::end(found.first), CsrDefects::kNoDefect);
     const int64_t entries = checked_entries(m.nnz, offsets[m.rows], m.base);
     const int64_t positions = std::max(m.rows + 1, entries);
-    for (int64_t i = 0; i < positions; ++i)
-      inspect_csr_position(i, m.rows, m.cols, m.nnz, entries, m.base, offsets, cols,
-                           [&](int defect, int64_t at) {
-                             found.first[defect] =
-                                 std::min(found.first[defect], static_cast<uint64_t>(at));
-                           });
+    // each thread's first defects, then the least of them
+#pragma omp parallel if (positions >= kMinPositionsForThreads)
+    {
+      CsrDefects mine;
+      std::fill(std::begin(mine.first), std::end(mine.first), CsrDefects::kNoDefect);
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < positions; ++i)
+        inspect_csr_position(i, m.rows, m.cols, m.nnz, entries, m.base, offsets, cols,
+                             [&](int defect, int64_t at) {
+                               mine.first[defect] =
+                                   std::min(mine.first[defect], static_cast<uint64_t>(at));
+                             });
+#pragma omp critical(spgemm_host_checks)
+      for (int d = 0; d < kCsrDefects; ++d) found.first[d] = std::min(found.first[d], mine.first[d]);
+    }
     fail_on_defects(
         found, name, m, [&](int64_t at) { return static_cast<int64_t>(offsets[at]); },
         [&](int64_t at) { return static_cast<int64_t>(cols[at]); });
@@ -250,23 +212,29 @@ class HostEngine final : public Engine {
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
+    // Each row's count goes to offsets[row + 1] (a row has at most B.cols +
+    // D.cols entries, which the offset type holds), then the running sum
+    // replaces them; past the offset type (INDEX_OVERFLOW) the offsets are
+    // left undefined, as docs/api.md says.
     const int64_t rows = in.A->rows;
-    std::vector<int64_t> row_nnz(static_cast<size_t>(rows));
-    for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, auto& acc) {
-      row_nnz[static_cast<size_t>(row)] = acc.count();
-    });
-    int64_t total = 0;
-    for (int64_t n : row_nnz) total += n;
-    if (total > std::numeric_limits<Offset>::max() - c.base)
-      return total;  // the plan reports the overflow; offsets are not written
     auto* offsets = static_cast<Offset*>(c.row_offsets);
+    for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, int64_t count) {
+      offsets[row + 1] = static_cast<Offset>(count);
+      return Place{};
+    });
     int64_t running = c.base;
+    const int64_t most = static_cast<int64_t>(std::numeric_limits<Offset>::max());
+    offsets[0] = static_cast<Offset>(running);
     for (int64_t row = 0; row < rows; ++row) {
-      offsets[row] = static_cast<Offset>(running);
-      running += row_nnz[static_cast<size_t>(row)];
+      running += static_cast<int64_t>(offsets[row + 1]);
+      if (running > most) {
+        for (int64_t rest = row + 1; rest < rows; ++rest)
+          running += static_cast<int64_t>(offsets[rest + 1]);
+        return running - c.base;  // the plan reports the overflow
+      }
+      offsets[row + 1] = static_cast<Offset>(running);
     }
-    offsets[rows] = static_cast<Offset>(running);
-    return total;
+    return running - c.base;
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha_ptr,
@@ -274,59 +242,260 @@ class HostEngine final : public Engine {
     const auto C = view_of<Value, Offset, Col>(c);
     const Value alpha = load_scalar<Value>(alpha_ptr);
     const Value beta = in.D ? load_scalar<Value>(beta_ptr) : Value(0);
-    for_each_row_of_c<true>(in, alpha, beta, [&](int64_t row, auto& acc) {
-      // C's row offsets are what some symbolic phase wrote, but perhaps not
-      // for these operands (structure changed without verification, C's
-      // offsets edited, C shared with another plan): a row is written only
-      // where they hold exactly its entries, inside C's arrays.
-      int64_t out = C.begin(row);
-      const int64_t count = acc.count();
-      if (out < 0 || C.end(row) - out != count || C.end(row) > c.nnz)
-        fail(SPGEMM_STATUS_INVALID_VALUE,
-             "C: row " + std::to_string(row) + " has " + std::to_string(count) +
-                 " entries but its row offsets give it [" + std::to_string(out) + ", " +
-                 std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
-                 " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
-      acc.emit([&](Col col, Value value) {
-        C.col_ind[out] = static_cast<Col>(col + C.base);
-        C.values[out] = value;
-        ++out;
-      });
-    });
+    // C's row offsets are what some symbolic phase wrote, but perhaps not for
+    // these operands (structure changed without verification, C's offsets
+    // edited, C shared with another plan): a row is written only inside its
+    // range of C's arrays, and a row whose entries do not fill exactly that
+    // range fails.
+    auto refuse = [&](int64_t row, int64_t count) {
+      fail(SPGEMM_STATUS_INVALID_VALUE,
+           "C: row " + std::to_string(row) + " has " + std::to_string(count) +
+               " entries but its row offsets give it [" + std::to_string(C.begin(row)) + ", " +
+               std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
+               " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
+    };
+    for_each_row_of_c<true>(
+        in, alpha, beta,
+        [&](int64_t row, int64_t count) {
+          // count < 0: not known before the row is written (checked by `done`)
+          const int64_t out = C.begin(row);
+          if (out < 0 || C.end(row) > c.nnz || C.end(row) < out ||
+              (count >= 0 && C.end(row) - out != count))
+            refuse(row, count < 0 ? 0 : count);
+          return Place{out, C.end(row)};
+        },
+        [&](int64_t row, int64_t count) {
+          if (C.end(row) - C.begin(row) != count) refuse(row, count);
+        },
+        C.col_ind, C.values, static_cast<Col>(C.base));
   }
 
  private:
-  // done(row, accumulator) for every row of C, once its terms alpha * a * b
-  // and beta * d are in the accumulator (dense or sorted by C's width).
-  // Without Values (symbolic phase) the terms are zeros and no value array
-  // is read.
-  template <bool Values, class Done>
-  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, Done&& done) {
+  // What a phase learns of B before computing any row.
+  struct Shape {
+    // B's rows all strictly increasing (the usual case): a row's span is
+    // read off its first and last column, and nothing below is kept per row
+    // of B. Otherwise per row of B: least and greatest column (lo > hi:
+    // empty) and whether it is strictly increasing.
+    bool b_sorted = true;
+    int64_t products = 0;  // sum over A's entries of their B rows' lengths (D's not counted)
+    std::vector<Col> b_lo, b_hi;
+    std::vector<uint8_t> b_ordered;
+    host::RowMethod forced = host::RowMethod::count_;
+  };
+
+  // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
+  // Whether B's runs cover the span is proven where B is sorted and the
+  // runs come in order of their first columns (a band, a block row): each
+  // starts at most one past the columns covered so far.
+  static host::RowFacts row_facts(const View& A, const View& B, const View& D, const Shape& s,
+                                  int64_t row, int64_t& lo, int64_t& hi) {
+    host::RowFacts f;
+    lo = std::numeric_limits<int64_t>::max();
+    hi = -1;
+    f.a_entries = A.end(row) - A.begin(row);
+    bool covers = s.b_sorted;
+    for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+      const int64_t k = A.col(i);
+      const int64_t first = B.begin(k), last = B.end(k);
+      f.terms += last - first;
+      if (s.b_sorted) {
+        if (first < last) {
+          const int64_t from = B.col(first), to = B.col(last - 1);
+          covers = covers && to - from == last - first - 1 &&
+                   (hi < 0 || (from >= lo && from <= hi + 1));
+          lo = std::min(lo, from);
+          hi = std::max(hi, to);
+        }
+        f.b_row_ordered = true;
+      } else {
+        lo = std::min(lo, static_cast<int64_t>(s.b_lo[static_cast<size_t>(k)]));
+        hi = std::max(hi, static_cast<int64_t>(s.b_hi[static_cast<size_t>(k)]));
+        f.b_row_ordered = s.b_ordered[static_cast<size_t>(k)] != 0;
+      }
+    }
+    if (D.offsets) {
+      f.d_entries = D.end(row) - D.begin(row);
+      f.terms += f.d_entries;
+      for (int64_t j = D.begin(row); j < D.end(row); ++j) {
+        covers = covers && D.col(j) >= lo && D.col(j) <= hi;  // inside the covered span
+        lo = std::min(lo, D.col(j));
+        hi = std::max(hi, D.col(j));
+      }
+    }
+    f.span = hi >= lo ? hi - lo + 1 : 0;
+    f.covers_span = covers && f.span > 0;
+    return f;
+  }
+
+  // Whether B's rows are strictly increasing (else their spans, kept per
+  // row), and the products.
+  static Shape shape_of(const View& A, const View& B) {
+    Shape s;
+    s.forced = forced_row_method();
+    int64_t disorder = 0, products = 0;
+    const bool threads = B.offsets[B.rows] - B.offsets[0] + A.offsets[A.rows] - A.offsets[0] >=
+                         kMinPositionsForThreads;
+#pragma omp parallel if (threads)
+    {
+#pragma omp for schedule(static) reduction(+ : disorder) nowait
+      for (int64_t k = 0; k < B.rows; ++k)
+        for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
+#pragma omp for schedule(static) reduction(+ : products)
+      for (int64_t i = 0; i < A.offsets[A.rows] - A.offsets[0]; ++i)
+        products += B.end(A.col_ind[i] - A.base) - B.begin(A.col_ind[i] - A.base);
+    }
+    s.b_sorted = disorder == 0;
+    s.products = products;
+    if (!s.b_sorted) {
+      const auto b_rows = static_cast<size_t>(B.rows);
+      s.b_lo.resize(b_rows);
+      s.b_hi.resize(b_rows);
+      s.b_ordered.resize(b_rows);
+#pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads)
+      for (int64_t k = 0; k < B.rows; ++k) {
+        int64_t lo = B.cols, hi = -1;
+        bool ordered = true;
+        for (int64_t j = B.begin(k); j < B.end(k); ++j) {
+          const int64_t col = B.col(j);
+          ordered = ordered && col > hi;
+          lo = std::min(lo, col);
+          hi = std::max(hi, col);
+        }
+        s.b_lo[static_cast<size_t>(k)] = static_cast<Col>(lo);
+        s.b_hi[static_cast<size_t>(k)] = static_cast<Col>(hi);
+        s.b_ordered[static_cast<size_t>(k)] = ordered;
+      }
+    }
+    return s;
+  }
+
+  struct Scratch {
+    host::DenseWindow<Value, Col> dense;
+    host::TermList<Value, Col> list;
+    host::HashRow<Value, Col> hash;
+  };
+
+  // Where a row of C goes: entries [begin, end) of its arrays.
+  struct Place {
+    int64_t begin = 0, end = 0;
+  };
+
+  // Every row of C: its method (row_choice.hpp), its terms alpha * a * b
+  // (and beta * d) gathered, its count passed to place(row, count), which
+  // returns where the row goes in C (count -1: not known yet); with Values,
+  // the row is then written to cols/values there (column + base; never past
+  // the place's end), and where the count was not known, done(row, count)
+  // gets it. Without Values no value array is read and nothing is written.
+  template <bool Values, class PlaceRow, class Done = void (*)(int64_t, int64_t)>
+  void for_each_row_of_c(const Operands& in, Value alpha, Value beta, PlaceRow&& place,
+                         Done&& done = nullptr, Col* cols = nullptr, Value* values = nullptr,
+                         Col base = 0) {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
-    auto run = [&](auto accumulator) {
-      using Row = decltype(accumulator);
-      for_each_row<Row>(
-          A.rows, [&] { return Row(B.cols); },
-          [&](int64_t row, Row& acc) {
-            acc.start(row);
-            for (int64_t i = A.begin(row); i < A.end(row); ++i) {
-              const int64_t k = A.col(i);
-              const Value av = Values ? alpha * A.values[i] : Value(0);
-              for (int64_t j = B.begin(k); j < B.end(k); ++j)
-                acc.add(B.col(j), Values ? av * B.values[j] : Value(0));
-            }
-            if (D.offsets)
-              for (int64_t j = D.begin(row); j < D.end(row); ++j)
-                acc.add(D.col(j), Values ? beta * D.values[j] : Value(0));
-            done(row, acc);
-          });
+    const Shape s = shape_of(A, B);
+    // Visits the row's terms in order: term(col, value). (The views are
+    // copied into locals, which a flag store cannot alias.)
+    auto for_each_term = [&](int64_t row, auto&& term) {
+      const auto a = A;
+      const auto b = B;
+      const auto d = D;
+      const Value al = alpha, be = beta;
+      for (int64_t i = a.begin(row); i < a.end(row); ++i) {
+        const int64_t k = a.col(i);
+        const Value av = Values ? al * a.values[i] : Value(0);
+        for (int64_t j = b.begin(k); j < b.end(k); ++j)
+          term(b.col(j), Values ? av * b.values[j] : Value(0));
+      }
+      if (d.offsets)
+        for (int64_t j = d.begin(row); j < d.end(row); ++j)
+          term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
-    if (B.cols <= kDenseMaxCols)
-      run(DenseRow<Value, Col>());
-    else
-      run(SortedRow<Value, Col>());
+    const int64_t d_entries = D.offsets ? D.offsets[D.rows] - D.offsets[0] : 0;
+    const bool threads = s.products + d_entries >= kMinProductsForThreads;
+    for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
+      auto& dense = scratch.dense;
+      auto& list = scratch.list;
+      for (int64_t row = first; row < last; ++row) {
+        int64_t lo, hi;
+        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
+        Place at;
+        auto write = [&](int64_t col, Value value) {
+          if (at.begin < at.end) {
+            cols[at.begin] = static_cast<Col>(col + base);
+            values[at.begin] = value;
+          }
+          ++at.begin;
+        };
+        const host::RowMethod method = host::choose_row_method(f, s.forced);
+        switch (method) {
+          case host::RowMethod::empty: place(row, 0); break;
+          case host::RowMethod::copy: {
+            const int64_t i = A.begin(row), k = A.col(i);
+            at = place(row, B.end(k) - B.begin(k));
+            if constexpr (Values) {
+              const Value av = alpha * A.values[i];
+              for (int64_t j = B.begin(k); j < B.end(k); ++j)
+                write(B.col(j), Value(0) + av * B.values[j]);
+            }
+            break;
+          }
+          case host::RowMethod::dense_span:
+            if constexpr (Values) {
+              dense.start(lo, hi, 0);
+              dense.template gather<true, false, false, false, false>(
+                  [&](auto&& term) { for_each_term(row, term); });
+              at = place(row, f.span);
+              dense.emit_span(lo, hi, write);
+            } else {
+              place(row, f.span);
+            }
+            break;
+          case host::RowMethod::dense_scan:
+          case host::RowMethod::dense_sort:
+            if constexpr (!Values) {  // counted by marks, read back in neither way
+              dense.start(lo, hi, 0);
+              place(row, dense.count_marks([&](auto&& term) { for_each_term(row, term); }));
+            } else if (method == host::RowMethod::dense_sort) {
+              dense.start(lo, hi, f.terms);
+              at = place(row, dense.template gather<true, true, true, true, false>(
+                                  [&](auto&& term) { for_each_term(row, term); }));
+              dense.emit_listed(write);
+            } else {
+              // a span that is short for its terms is read whole, cheaper
+              // than flagging each term's group; a longer one by its groups
+              dense.start(lo, hi, 0);
+              auto terms = [&](auto&& term) { for_each_term(row, term); };
+              if (f.span <= host::kShortSpanPerTerm * f.terms) {
+                dense.template gather<true, true, false, false, false>(terms);
+                at = place(row, -1);  // counted as written
+                done(row, dense.emit_all_flagged(write));
+              } else {
+                dense.template gather<true, true, false, false, true>(terms);
+                at = place(row, -1);
+                done(row, dense.emit_flagged(write));
+              }
+            }
+            break;
+          case host::RowMethod::hash:
+            scratch.hash.start(f.terms);
+            at = place(row, scratch.hash.template gather<Values>(
+                                [&](auto&& term) { for_each_term(row, term); }));
+            if constexpr (Values)
+              scratch.hash.emit(write);
+            else
+              scratch.hash.clear();
+            break;
+          default:  // terms_sort
+            list.start(f.terms);
+            for_each_term(row, [&](int64_t col, Value v) { list.template add<Values>(col, v); });
+            at = place(row, list.sort_and_count());
+            if constexpr (Values) list.emit(write);
+            break;
+        }
+      }
+    });
   }
 };
 

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// spgemm-bench: SuiteSparse:GraphBLAS's C = A*B (GrB_mxm, PLUS_TIMES on
+// GrB_FP64 or GrB_FP32, CSR by row) beside libspgemm's host backend, on the
+// same A and B, timed the same way (std::chrono, medians), its peak memory
+// counted through GxB_init's allocator. Built only where CMake finds
+// GraphBLAS (SPGEMM_BENCH_GRAPHBLAS); otherwise graphblas_available() is
+// false and nothing else here is called.
+#include "bench.hpp"
+
+#if SPGEMM_BENCH_GRAPHBLAS
+
+extern "C" {  // (GraphBLAS.h 7.4 declares no C linkage itself)
+#include <GraphBLAS.h>
+}
+#include <fmt/format.h>
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <type_traits>
+
+#include "heap_count.hpp"
+#include "util.hpp"
+
+namespace bench {
+namespace {
+
+void* grb_malloc(size_t bytes) {
+  void* p = std::malloc(bytes);
+  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  return p;
+}
+void* grb_calloc(size_t n, size_t size) {
+  void* p = std::calloc(n, size);
+  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  return p;
+}
+void* grb_realloc(void* old, size_t bytes) {
+  const int64_t before = old ? static_cast<int64_t>(malloc_usable_size(old)) : 0;
+  void* p = std::realloc(old, bytes);
+  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)) - before);
+  return p;
+}
+void grb_free(void* p) {
+  if (!p) return;
+  heap_count_add(-static_cast<int64_t>(malloc_usable_size(p)));
+  std::free(p);
+}
+
+void check_grb(GrB_Info info, const char* what) {
+  if (info != GrB_SUCCESS) throw BenchError(fmt::format("{} failed: GrB_Info {}", what, info));
+}
+
+struct GrbMatrix {
+  GrB_Matrix m = nullptr;
+  GrbMatrix() = default;
+  GrbMatrix(const GrbMatrix&) = delete;
+  GrbMatrix& operator=(const GrbMatrix&) = delete;
+  ~GrbMatrix() { reset(); }
+  void reset() {
+    if (m) GrB_Matrix_free(&m);
+    m = nullptr;
+  }
+};
+
+template <class V>
+void import(GrbMatrix& out, const spgemm_test::HostCsr<V>& h) {
+  std::vector<GrB_Index> p(h.row_offsets.begin(), h.row_offsets.end());
+  std::vector<GrB_Index> i(h.col_ind.begin(), h.col_ind.end());
+  const GrB_Index rows = static_cast<GrB_Index>(h.rows), cols = static_cast<GrB_Index>(h.cols);
+  if constexpr (std::is_same_v<V, double>)
+    check_grb(GrB_Matrix_import_FP64(&out.m, GrB_FP64, rows, cols, p.data(), i.data(),
+                                     h.values.data(), p.size(), i.size(), h.values.size(),
+                                     GrB_CSR_FORMAT),
+              "GrB_Matrix_import");
+  else
+    check_grb(GrB_Matrix_import_FP32(&out.m, GrB_FP32, rows, cols, p.data(), i.data(),
+                                     h.values.data(), p.size(), i.size(), h.values.size(),
+                                     GrB_CSR_FORMAT),
+              "GrB_Matrix_import");
+}
+
+template <class V>
+spgemm_test::HostCsr<V> export_csr(GrB_Matrix c, int64_t rows, int64_t cols) {
+  GrB_Index np = 0, ni = 0, nx = 0;
+  check_grb(GrB_Matrix_exportSize(&np, &ni, &nx, GrB_CSR_FORMAT, c), "GrB_Matrix_exportSize");
+  std::vector<GrB_Index> p(np), i(ni);
+  spgemm_test::HostCsr<V> h;
+  h.rows = rows;
+  h.cols = cols;
+  h.values.resize(nx);
+  if constexpr (std::is_same_v<V, double>)
+    check_grb(GrB_Matrix_export_FP64(p.data(), i.data(), h.values.data(), &np, &ni, &nx,
+                                     GrB_CSR_FORMAT, c),
+              "GrB_Matrix_export");
+  else
+    check_grb(GrB_Matrix_export_FP32(p.data(), i.data(), h.values.data(), &np, &ni, &nx,
+                                     GrB_CSR_FORMAT, c),
+              "GrB_Matrix_export");
+  h.row_offsets.assign(p.begin(), p.begin() + rows + 1);
+  h.col_ind.assign(i.begin(), i.begin() + static_cast<int64_t>(nx));
+  h.values.resize(nx);
+  return h;
+}
+
+}  // namespace
+
+bool graphblas_available() { return true; }
+
+std::string graphblas_version() {
+  return fmt::format("SuiteSparse:GraphBLAS {}.{}.{}", GxB_IMPLEMENTATION_MAJOR,
+                     GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB);
+}
+
+void graphblas_setup(int threads) {
+  check_grb(GxB_init(GrB_NONBLOCKING, grb_malloc, grb_calloc, grb_realloc, grb_free), "GxB_init");
+  if (threads > 0)
+    check_grb(GxB_Global_Option_set_INT32(GxB_GLOBAL_NTHREADS, threads), "GxB_Global_Option_set(NTHREADS)");
+}
+
+void graphblas_teardown() { GrB_finalize(); }
+
+template <class V>
+void run_graphblas(const spgemm_test::HostCsr<V>& a, const spgemm_test::HostCsr<V>& b,
+                   bool b_is_a, const Options& opts, Record& rec, spgemm_test::HostCsr<V>* result) {
+  rec.grb_ran = true;
+  int32_t threads = 0;
+  check_grb(GxB_Global_Option_get_INT32(GxB_GLOBAL_NTHREADS, &threads), "GxB_Global_Option_get(NTHREADS)");
+  rec.grb_threads = threads;
+  GrbMatrix ga, gb;
+  import(ga, a);
+  if (!b_is_a) import(gb, b);
+  const GrB_Matrix B = b_is_a ? ga.m : gb.m;
+  const GrB_Semiring semiring = std::is_same_v<V, double> ? GrB_PLUS_TIMES_SEMIRING_FP64
+                                                          : GrB_PLUS_TIMES_SEMIRING_FP32;
+  const GrB_Type type = std::is_same_v<V, double> ? GrB_FP64 : GrB_FP32;
+  GrbMatrix c;
+  int64_t extra = 0;
+  std::vector<double> total;
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    c.reset();  // a fresh product each time: the previous C is freed first
+    heap_count_reset_peak();
+    const auto start = std::chrono::steady_clock::now();
+    check_grb(GrB_Matrix_new(&c.m, type, static_cast<GrB_Index>(a.rows),
+                             static_cast<GrB_Index>(b.cols)),
+              "GrB_Matrix_new(C)");
+    check_grb(GrB_mxm(c.m, nullptr, nullptr, semiring, ga.m, B, nullptr), "GrB_mxm");
+    check_grb(GrB_Matrix_wait(c.m, GrB_MATERIALIZE), "GrB_Matrix_wait(C)");
+    const auto end = std::chrono::steady_clock::now();
+    if (rep >= opts.warmup) {
+      total.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+      // beyond A, B and C: the peak less what is held with C done
+      extra = std::max(extra, heap_count_peak() - heap_count_current());
+    }
+  }
+  rec.grb_total = median(total);
+  rec.grb_peak_bytes = extra;
+  GrB_Index nvals = 0;
+  check_grb(GrB_Matrix_nvals(&nvals, c.m), "GrB_Matrix_nvals");
+  rec.grb_nnz_c = static_cast<int64_t>(nvals);
+  if (result) *result = export_csr<V>(c.m, a.rows, b.cols);
+  rec.grb_ok = true;
+}
+
+template void run_graphblas<double>(const spgemm_test::HostCsr<double>&,
+                                    const spgemm_test::HostCsr<double>&, bool, const Options&,
+                                    Record&, spgemm_test::HostCsr<double>*);
+template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
+                                   const spgemm_test::HostCsr<float>&, bool, const Options&,
+                                   Record&, spgemm_test::HostCsr<float>*);
+
+}  // namespace bench
+
+#else  // without GraphBLAS
+
+namespace bench {
+
+bool graphblas_available() { return false; }
+std::string graphblas_version() {
+  return "not built in (CMake found no GraphBLAS, or SPGEMM_BENCH_GRAPHBLAS=OFF)";
+}
+void graphblas_setup(int) {}
+void graphblas_teardown() {}
+template <class V>
+void run_graphblas(const spgemm_test::HostCsr<V>&, const spgemm_test::HostCsr<V>&, bool,
+                   const Options&, Record& rec, spgemm_test::HostCsr<V>*) {
+  rec.grb_ran = false;
+}
+template void run_graphblas<double>(const spgemm_test::HostCsr<double>&,
+                                    const spgemm_test::HostCsr<double>&, bool, const Options&,
+                                    Record&, spgemm_test::HostCsr<double>*);
+template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
+                                   const spgemm_test::HostCsr<float>&, bool, const Options&,
+                                   Record&, spgemm_test::HostCsr<float>*);
+
+}  // namespace bench
+
+#endif

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// How the host backend computes one row of C, chosen per row from what the
+// analysis knows of it: its entries in A, its products (terms, D's entries
+// included) and the column span [lo, hi] of the B rows (and D row) it reads.
+// Every method sums a column's terms in the order they come (A's entries in
+// order, each with B's row in order, then D's row), so the choice changes
+// the speed, never the bits.
+#pragma once
+
+#include <cstdint>
+
+namespace spgemm::host {
+
+enum class RowMethod : int {
+  empty,       // no terms: the row of C is empty
+  copy,        // one entry of A, no D, its B row strictly increasing: a scaled copy of it
+  dense_span,  // every column of [lo, hi] is in the row (its B rows' runs cover the
+               // span): a dense window without flags, read back in order whole
+  dense_scan,  // dense window over [lo, hi]; columns read back by scanning its flags
+  dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
+  hash,        // a hash table of 4x the row's terms (its columns listed, then
+               // sorted): for spans wide against the terms, in place of a window
+  terms_sort,  // the row's terms listed and sorted by (column, order): too many terms
+               // for a hash table and a span too wide for a window
+  count_       // (the number of methods)
+};
+
+// A dense window holds at most this many columns per thread: a value and a
+// flag byte each, and a stamp byte in the symbolic phase (2^22 fp64 columns
+// are 40 MiB a thread; wider spans go to hash or terms_sort, whose memory
+// follows the row, not C's width).
+inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
+
+// dense_scan reads a flag per kScanBytes (16) columns of the span, then 16
+// flags for each group flagged (at most one per term); sorting the row's
+// columns costs about terms * log2(terms) compares. Scanning wins while the
+// span is at most this many columns per term: stencil27:48 (span ~9.4k, 729
+// terms a row), poisson2d:700 (~2.8k, 25) and the long rows of
+// powerlaw:100000 scan; its short rows (spans near C's width, a few terms)
+// take a hash table (kHashMaxTerms).
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen poisson2d:700
+//   --gen powerlaw:100000 --gen rmat:16:16 --gen uniform:500000:8, each
+//   also with SPGEMM_TEST_HOST_ROW_METHOD=dense_scan and =dense_sort
+inline constexpr int64_t kScanSpanPerTerm = 256;
+
+// Within dense_scan's numeric phase: a span of at most this many columns per
+// term is short. Its flags are then read whole (16 a step) instead of only
+// the groups that its terms flag (a store a term): stencil27:48 (span ~9.4k,
+// 729 terms a row) is not short. (The symbolic phase counts every dense row
+// by marks: DenseWindow::count_marks.)
+// Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
+inline constexpr int64_t kShortSpanPerTerm = 2;
+
+
+// Rows whose span is wider than kScanSpanPerTerm columns a term take a hash
+// table of at least four times their terms (a power of two; at half that,
+// collisions cost uniform:500000:8's symbolic phase half again) instead of
+// a window over the span, up to this many terms (2^17 slots, 2 MiB with
+// fp64, within L2); beyond, a dense window with its columns sorted, or above
+// kDenseMaxSpan the sorted terms. The table touches the row's columns
+// only, not its whole span: uniform:500000:8 (64 terms over ~500k columns a
+// row) and rmat:16:16.
+// Chosen with: spgemm-bench --host --gen uniform:500000:8 --gen rmat:16:16
+//   --gen powerlaw:100000, each also with SPGEMM_TEST_HOST_ROW_METHOD=dense_sort
+inline constexpr int64_t kHashMaxTerms = int64_t{1} << 15;
+
+struct RowFacts {
+  int64_t a_entries = 0;     // entries of the row of A
+  int64_t d_entries = 0;     // entries of the row of D (0 without D)
+  int64_t terms = 0;         // products plus D's entries
+  int64_t span = 0;          // hi - lo + 1 over the B rows read (and D's row); 0 if none
+  bool b_row_ordered = false;  // a_entries == 1: its B row strictly increasing
+  // B's rows it reads are each a run of consecutive columns, and together
+  // (with D's row) they cover [lo, hi]: the row has exactly `span` columns.
+  bool covers_span = false;
+};
+
+// The method for one row; `forced` (a valid method other than count_) is
+// taken wherever it can compute the row (tests use it to reach every method
+// on every input).
+inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMethod::count_) {
+  if (row.terms == 0) return RowMethod::empty;
+  const bool can_copy = row.a_entries == 1 && row.d_entries == 0 && row.b_row_ordered;
+  const bool fits_window = row.span <= kDenseMaxSpan;
+  switch (forced) {
+    case RowMethod::copy:
+      if (can_copy) return RowMethod::copy;
+      break;
+    case RowMethod::dense_span:
+      if (row.covers_span && fits_window) return RowMethod::dense_span;
+      break;
+    case RowMethod::dense_scan:
+    case RowMethod::dense_sort:
+      if (fits_window) return forced;
+      return RowMethod::terms_sort;
+    case RowMethod::hash:
+      if (row.terms <= kHashMaxTerms) return RowMethod::hash;
+      return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
+    case RowMethod::terms_sort: return RowMethod::terms_sort;
+    default: break;
+  }
+  if (can_copy) return RowMethod::copy;
+  if (row.covers_span && fits_window) return RowMethod::dense_span;
+  if (row.span <= kScanSpanPerTerm * row.terms && fits_window) return RowMethod::dense_scan;
+  if (row.terms <= kHashMaxTerms) return RowMethod::hash;
+  return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
+}
+
+}  // namespace spgemm::host

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// The host backend's row methods (src/host/row_choice.hpp): inputs shaped so
+// that the analysis takes each method (a scaled copy of B's row, a dense
+// window summed without flags where B's runs cover the span, read by
+// scanning its flags, short or long spans, or by a sorted list, a hash table
+// for wide spans, sorted terms), and each method forced through
+// SPGEMM_TEST_HOST_ROW_METHOD wherever it can compute a row, in every value
+// type and index layout, with and without an addend D, against the oracle.
+// Every method sums a column's terms in the same order, so the result must
+// also be the same bits whatever the method and the number of threads.
+#include "csr_defects.hpp"
+#include "extreme_cases.hpp"
+#include "layout_product.hpp"
+
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace spgemm_test;
+
+namespace {
+
+// The methods a test can force ("": the analysis chooses).
+const char* const kMethods[] = {"", "copy", "dense_span", "dense_scan", "dense_sort", "hash",
+                                "terms_sort"};
+const int kThreads[] = {1, 2, 3};
+
+// Sets SPGEMM_TEST_HOST_ROW_METHOD and the OpenMP threads for its lifetime.
+class ForcedRun {
+ public:
+  ForcedRun(const char* method, int threads) : threads_(omp_get_max_threads()) {
+    if (*method)
+      setenv("SPGEMM_TEST_HOST_ROW_METHOD", method, 1);
+    else
+      unsetenv("SPGEMM_TEST_HOST_ROW_METHOD");
+    omp_set_num_threads(threads);
+  }
+  ~ForcedRun() {
+    unsetenv("SPGEMM_TEST_HOST_ROW_METHOD");
+    omp_set_num_threads(threads_);
+  }
+  ForcedRun(const ForcedRun&) = delete;
+  ForcedRun& operator=(const ForcedRun&) = delete;
+
+ private:
+  int threads_;
+};
+
+// A product C = alpha * A * B (+ beta * D), in double, with the method the
+// analysis should choose for most of its rows.
+struct Shaped {
+  std::string name;
+  HostCsr<double> A, B;
+  std::optional<HostCsr<double>> D;
+};
+
+// Each has more than kMinProductsForThreads (65536) products and 256 rows
+// (src/host/host_engine.cpp), so that it runs on the threads asked for.
+std::vector<Shaped> shaped_products() {
+  std::vector<Shaped> out;
+  // copy: single-entry rows of A over sorted rows of B
+  out.push_back({"single-entry rows of A", one_per_row<double>(20000, 3000, 1),
+                 uniform_random(3000, 2500, 6, 2), std::nullopt});
+  // not copy: the same rows of A over unsorted rows of B with repeated columns
+  out.push_back({"single-entry rows of A, B unsorted with repeats",
+                 one_per_row<double>(20000, 3000, 3),
+                 with_repeated_entries(with_reversed_rows(uniform_random(3000, 2500, 6, 4)), 5),
+                 std::nullopt});
+  // dense_scan, short spans: a narrow band
+  const auto band = banded(2000, 4, 6);
+  out.push_back({"banded:2000:4 squared", band, band, std::nullopt});
+  // dense_scan, long spans read by groups: a 3D stencil
+  const auto stencil = generate("stencil27:8");
+  out.push_back({"stencil27:8 squared", stencil, stencil, std::nullopt});
+  // dense_sort: wide spans of few terms
+  const auto wide = generate("powerlaw:10000");
+  out.push_back({"powerlaw:10000 squared", wide, wide, std::nullopt});
+  // empty rows among the others, and some single-entry ones
+  out.push_back({"uniform with empty rows",
+                 with_empty_rows(uniform_random(8000, 4000, 4, 7), 0.3, 8),
+                 uniform_random(4000, 4500, 5, 9), std::nullopt});
+  // terms_sort: spans wider than any dense window (2^22 columns)
+  // (each row of B spans nearly all its columns, unsorted: first and last
+  // near the two ends)
+  const int64_t wide_cols = (int64_t{1} << 22) + 5000;
+  Rng pick(11);
+  const auto spanning = rows_of<double>(200, wide_cols, 5, 12, [&](int64_t, int64_t j) {
+    const auto near = static_cast<int64_t>(pick.below(100));
+    if (j == 0) return near;
+    if (j == 4) return wide_cols - 1 - near;
+    return static_cast<int64_t>(pick.below(static_cast<uint64_t>(wide_cols)));
+  });
+  out.push_back({"B's rows wider than a dense window", uniform_random(4000, 200, 4, 10), spanning,
+                 std::nullopt});
+  // D's columns in the span, copy rows turned dense by D
+  out.push_back({"single-entry rows of A + D", one_per_row<double>(20000, 3000, 12),
+                 uniform_random(3000, 2500, 6, 13), random_rect(20000, 2500, 0.001, 14)});
+  out.push_back({"banded:2000:4 + D of a wider band", band, band, banded(2000, 9, 15)});
+  return out;
+}
+
+template <class V>
+struct ShapedCase {
+  std::string name;
+  HostCsr<V> A, B, A2, B2;
+  std::optional<HostCsr<V>> D, D2;
+  ReferenceProduct<V> C, C2;
+  static constexpr V alpha = V(-1.5);
+  static constexpr V beta = V(0.75);
+
+  explicit ShapedCase(const Shaped& s)
+      : name(s.name), A(convert_values<V>(s.A)), B(convert_values<V>(s.B)), A2(A), B2(B) {
+    randomize_values(A2, 21);
+    randomize_values(B2, 22);
+    if (s.D) {
+      D = convert_values<V>(*s.D);
+      D2 = *D;
+      randomize_values(*D2, 23);
+    }
+    C = reference_spgemm(A, B, alpha, D ? &*D : nullptr, beta);
+    C2 = reference_spgemm(A2, B2, alpha, D2 ? &*D2 : nullptr, beta);
+  }
+};
+
+// Every case in layout L, both index bases: each forced method and thread
+// count against the oracle, and bitwise against the analysis' own choice on
+// the default threads. Returns the differences found.
+template <class L>
+std::vector<std::string> check_methods() {
+  using V = typename L::Value;
+  spgemmHandle_t handle = nullptr;
+  spgemm_ok(spgemmCreate(&handle), "spgemmCreate");
+  std::vector<std::string> failures;
+  for (const Shaped& shaped : shaped_products()) {
+    const ShapedCase<V> c(shaped);
+    if (product_count(c.A, c.B) < 65536) failures.push_back(c.name + ": too few products");
+    ProductOptions<V> options;
+    if (c.D) {
+      options.D = &*c.D;
+      options.D2 = &*c.D2;
+      options.beta = c.beta;
+    }
+    for (const int base : {0, 1}) {
+      auto run = [&] {
+        return layout_product<V, typename L::Offset, typename L::Col>(
+            handle, c.A, c.B, c.A2, c.B2, c.alpha, base, SPGEMM_MEMORY_HOST, options);
+      };
+      std::pair<HostCsr<V>, HostCsr<V>> chosen;
+      {
+        const ForcedRun scope("", omp_get_max_threads());
+        chosen = run();
+      }
+      const std::string where = c.name + " base " + std::to_string(base);
+      std::string diff = compare_csr(chosen.first, c.C, default_rtol<V>());
+      if (diff.empty()) diff = compare_csr(chosen.second, c.C2, default_rtol<V>());
+      if (!diff.empty()) failures.push_back(where + ": " + diff);
+      for (const char* method : kMethods)
+        for (const int threads : kThreads) {
+          const ForcedRun scope(method, threads);
+          const auto got = run();
+          std::string same = compare_identical(got.first, chosen.first);
+          if (same.empty()) same = compare_identical(got.second, chosen.second);
+          if (!same.empty())
+            failures.push_back(where + ", method '" + method + "', " + std::to_string(threads) +
+                               " threads, not the same bits: " + same);
+        }
+    }
+  }
+  spgemmDestroy(handle);
+  return failures;
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("host backend: every row method, every layout, the same bits",
+                        "[host][row_methods]", AllLayouts) {
+  const auto failures = check_methods<TestType>();
+  for (const std::string& f : failures) FAIL_CHECK(f);
+  CHECK(failures.empty());
+}

@@ -162,13 +162,6 @@ void run_graphblas(const spgemm_test::HostCsr<V>& a, const spgemm_test::HostCsr<
   rec.grb_ok = true;
 }
 
-template void run_graphblas<double>(const spgemm_test::HostCsr<double>&,
-                                    const spgemm_test::HostCsr<double>&, bool, const Options&,
-                                    Record&, spgemm_test::HostCsr<double>*);
-template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
-                                   const spgemm_test::HostCsr<float>&, bool, const Options&,
-                                   Record&, spgemm_test::HostCsr<float>*);
-
 }  // namespace bench
 
 #else  // without GraphBLAS
@@ -186,6 +179,13 @@ void run_graphblas(const spgemm_test::HostCsr<V>&, const spgemm_test::HostCsr<V>
                    const Options&, Record& rec, spgemm_test::HostCsr<V>*) {
   rec.grb_ran = false;
 }
+
+}  // namespace bench
+
+#endif
+
+namespace bench {
+
 template void run_graphblas<double>(const spgemm_test::HostCsr<double>&,
                                     const spgemm_test::HostCsr<double>&, bool, const Options&,
                                     Record&, spgemm_test::HostCsr<double>*);
@@ -194,5 +194,3 @@ template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
                                    Record&, spgemm_test::HostCsr<float>*);
 
 }  // namespace bench
-
-#endif

@@ -527,6 +527,11 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
                        last->values.get(), false);
 }
 
+// The agreement two libraries' C must reach: each value within this share
+// of its row's largest.
+template <class V>
+constexpr double kAgreement = std::is_same_v<V, double> ? 1e-10 : 1e-4;
+
 // After a failure: drop a non-sticky CUDA error so the next calls start clean.
 void clear_cuda_error(const RunInfo& info) {
   if (!info.have_gpu) return;
@@ -610,8 +615,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
       fmt::print(stderr, "  GraphBLAS failed: {}\n", rec.grb_error);
     }
     if (rec.lib_ok && rec.grb_ok) {
-      const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
-      const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, grb_c, tol);
+      const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, grb_c, kAgreement<V>);
       rec.grb_check = cmp.agree ? Check::agree : Check::disagree;
       rec.grb_check_message = cmp.message;
       rec.grb_max_row_scaled_diff = cmp.max_row_scaled_diff;
@@ -619,8 +623,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
   }
 
   if (rec.lib_ok && rec.cus_ok) {
-    const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
-    const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, cus_c, tol);
+    const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, cus_c, kAgreement<V>);
     rec.check = cmp.agree ? Check::agree : Check::disagree;
     rec.check_message = cmp.message;
     rec.max_rel_diff = cmp.max_rel_diff;
@@ -632,8 +635,8 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
     try {
       run_cusparse_reuse<V>(dev_a, dev_b, opts, rec, reuse_c);
       if (rec.lib_ok) {  // the reuse family's C is held to the same check
-        const double tol = std::is_same_v<V, double> ? 1e-10 : 1e-4;
-        const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, reuse_c, tol);
+        const spgemm_test::Agreement cmp =
+            spgemm_test::check_agreement(lib_c, reuse_c, kAgreement<V>);
         if (!cmp.agree) throw BenchError("its C differs from libspgemm's: " + cmp.message);
       }
     } catch (const std::exception& e) {

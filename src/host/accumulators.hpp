@@ -248,9 +248,7 @@ class DenseWindow {
   // order; leaves the window clear; returns their number.
   template <class Out>
   int64_t emit_flagged(Out&& out) {
-    unsigned char* const flags = flags_.data();
     unsigned char* const groups = groups_.data();
-    Value* const acc = acc_.data();
     int64_t n = 0;
     for (int64_t g0 = 0; g0 < chunks_; g0 += kScanBytes) {
       uint32_t marked = nonzero_bytes(groups + g0);
@@ -259,16 +257,7 @@ class DenseWindow {
       do {
         const int64_t c = g0 + __builtin_ctz(marked);
         marked &= marked - 1;
-        unsigned char* const at = flags + c * kScanBytes;
-        uint32_t mask = nonzero_bytes(at);
-        std::memset(at, 0, kScanBytes);
-        do {
-          const auto i = static_cast<size_t>(c * kScanBytes + __builtin_ctz(mask));
-          out(base_ + static_cast<int64_t>(i), acc[i]);
-          acc[i] = Value(0);
-          ++n;
-          mask &= mask - 1;
-        } while (mask);
+        n += emit_chunk(c, out);
       } while (marked);
     }
     return n;
@@ -277,25 +266,30 @@ class DenseWindow {
   // in order, every group read; leaves the window clear; returns their number.
   template <class Out>
   int64_t emit_all_flagged(Out&& out) {
-    unsigned char* const flags = flags_.data();
-    Value* const acc = acc_.data();
     int64_t n = 0;
-    for (int64_t c = 0; c < chunks_; ++c) {
-      unsigned char* const at = flags + c * kScanBytes;
-      uint32_t mask = nonzero_bytes(at);
-      if (!mask) continue;
-      std::memset(at, 0, kScanBytes);
-      do {
-        const auto i = static_cast<size_t>(c * kScanBytes + __builtin_ctz(mask));
-        out(base_ + static_cast<int64_t>(i), acc[i]);
-        acc[i] = Value(0);
-        ++n;
-        mask &= mask - 1;
-      } while (mask);
-    }
+    for (int64_t c = 0; c < chunks_; ++c) n += emit_chunk(c, out);
     return n;
   }
 
+  // out(col, value) for the flagged columns of chunk c in order, the chunk's
+  // flags and sums cleared; returns their number.
+  template <class Out>
+  int64_t emit_chunk(int64_t c, Out& out) {
+    unsigned char* const at = flags_.data() + c * kScanBytes;
+    Value* const acc = acc_.data();
+    uint32_t mask = nonzero_bytes(at);
+    if (!mask) return 0;
+    std::memset(at, 0, kScanBytes);
+    int64_t n = 0;
+    do {
+      const auto i = static_cast<size_t>(c * kScanBytes + __builtin_ctz(mask));
+      out(base_ + static_cast<int64_t>(i), acc[i]);
+      acc[i] = Value(0);
+      ++n;
+      mask &= mask - 1;
+    } while (mask);
+    return n;
+  }
 
   // out(col, value) for the listed columns in order; leaves the window clear.
   template <class Out>

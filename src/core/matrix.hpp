@@ -81,6 +81,9 @@ struct CsrView {
   int64_t begin(int64_t row) const { return static_cast<int64_t>(offsets[row]) - base; }
   int64_t end(int64_t row) const { return static_cast<int64_t>(offsets[row + 1]) - base; }
   int64_t col(int64_t i) const { return static_cast<int64_t>(col_ind[i]) - base; }
+  // The entries its rows hold; a matrix of no rows holds none and may have
+  // no arrays at all (offsets NULL), so nothing is read then.
+  int64_t entries() const { return rows > 0 ? end(rows - 1) - begin(0) : 0; }
 };
 
 template <class Value, class Offset, class Col>

@@ -334,15 +334,15 @@ class HostEngine final : public Engine {
     Shape s;
     s.forced = forced_row_method();
     int64_t disorder = 0, products = 0;
-    const bool threads = B.offsets[B.rows] - B.offsets[0] + A.offsets[A.rows] - A.offsets[0] >=
-                         kMinPositionsForThreads;
+    const int64_t a_entries = A.entries();
+    const bool threads = B.entries() + a_entries >= kMinPositionsForThreads;
 #pragma omp parallel if (threads)
     {
 #pragma omp for schedule(static) reduction(+ : disorder) nowait
       for (int64_t k = 0; k < B.rows; ++k)
         for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
 #pragma omp for schedule(static) reduction(+ : products)
-      for (int64_t i = 0; i < A.offsets[A.rows] - A.offsets[0]; ++i)
+      for (int64_t i = 0; i < a_entries; ++i)
         products += B.end(A.col_ind[i] - A.base) - B.begin(A.col_ind[i] - A.base);
     }
     s.b_sorted = disorder == 0;
@@ -412,7 +412,7 @@ class HostEngine final : public Engine {
         for (int64_t j = d.begin(row); j < d.end(row); ++j)
           term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
-    const int64_t d_entries = D.offsets ? D.offsets[D.rows] - D.offsets[0] : 0;
+    const int64_t d_entries = D.offsets ? D.entries() : 0;
     const bool threads = s.products + d_entries >= kMinProductsForThreads;
     for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;

@@ -559,6 +559,21 @@ TEST_CASE("phases: arguments and order", "[api][phases]") {
     const Plan plan = make_plan(h, A0, B0, C0);
     CHECK(spgemmSymbolic(h, plan.get(), &nnz) == SPGEMM_STATUS_INVALID_VALUE);
   }
+  SECTION("operands without rows need no arrays: the product runs, C has no entries") {
+    const int checks = GENERATE(1, 0);  // with and without input checks
+    SPGEMM_REQUIRE_OK(spgemmSetInputChecks(h, checks));
+    CsrArgs a0, b0, c0;  // A 0 x 0 and B 0 x 3 without arrays; C 0 x 3
+    b0.cols = c0.cols = 3;
+    int32_t c_offsets[1] = {-1};
+    c0.offsets = c_offsets;
+    const Mat A0 = make_mat(a0), B0 = make_mat(b0), C0 = make_mat(c0);
+    const Plan plan = make_plan(h, A0, B0, C0);
+    SPGEMM_REQUIRE_OK(spgemmAnalyze(h, plan.get()));
+    SPGEMM_REQUIRE_OK(spgemmSymbolic(h, plan.get(), &nnz));
+    CHECK(nnz == 0);
+    CHECK(c_offsets[0] == 0);
+    SPGEMM_REQUIRE_OK(spgemmNumeric(h, plan.get(), &alpha));
+  }
   SECTION("numeric before symbolic") {
     const Mat C = make_mat(p.c_args());
     REQUIRE(spgemmCsrSetPointers(C.get(), p.c_off.data(), p.c_col.data(), p.c_val.data()) ==

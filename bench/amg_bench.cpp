@@ -31,6 +31,7 @@
 
 #include "agreement.hpp"
 #include "csr_host.hpp"
+#include "cusparse_reuse.hpp"
 #include "generators.hpp"
 #include "matrix_market.hpp"
 #include "reference.hpp"
@@ -209,14 +210,7 @@ void lib_setup(spgemmHandle_t h, spgemmMatDescr_t x, spgemmMatDescr_t y, int64_t
   check_spgemm(spgemmNumeric(h, plan, &one), "spgemmNumeric");
 }
 
-// ---- cuSPARSE: the reuse family per product ---------------------------------
-
-struct CusProduct {
-  Output c;
-  CusparseMat c_descr;
-  CusparseSpgemm descr;
-  Buffer buffer4, buffer5;  // kept for reuse_compute (NVIDIA's sample frees the others)
-};
+// ---- cuSPARSE: the reuse family per product (cusparse_reuse.hpp) ------------
 
 CusparseMat cus_matrix(int64_t rows, int64_t cols, int64_t nnz, void* offsets, void* col_ind,
                        void* values) {
@@ -226,60 +220,6 @@ CusparseMat cus_matrix(int64_t rows, int64_t cols, int64_t nnz, void* offsets, v
                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
                  "cusparseCreateCsr");
   return CusparseMat(raw);
-}
-
-constexpr auto kOp = CUSPARSE_OPERATION_NON_TRANSPOSE;
-constexpr auto kAlg = CUSPARSE_SPGEMM_DEFAULT;
-
-void cus_compute(cusparseHandle_t h, cusparseSpMatDescr_t x, cusparseSpMatDescr_t y,
-                 CusProduct& p) {
-  const double one = 1, zero = 0;
-  check_cusparse(cusparseSpGEMMreuse_compute(h, kOp, kOp, &one, x, y, &zero, p.c_descr.get(),
-                                             CUDA_R_64F, kAlg, p.descr.get()),
-                 "cusparseSpGEMMreuse_compute");
-}
-
-void cus_setup(cusparseHandle_t h, cusparseSpMatDescr_t x, cusparseSpMatDescr_t y, int64_t rows,
-               int64_t cols, const MemCtx& mem, CusProduct& out) {
-  out.c.rows = rows;
-  out.c.cols = cols;
-  out.c_descr = cus_matrix(rows, cols, 0, nullptr, nullptr, nullptr);
-  cusparseSpMatDescr_t c = out.c_descr.get();
-  cusparseSpGEMMDescr_t sp = nullptr;
-  check_cusparse(cusparseSpGEMM_createDescr(&sp), "cusparseSpGEMM_createDescr");
-  out.descr.reset(sp);
-  size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-  check_cusparse(cusparseSpGEMMreuse_workEstimation(h, kOp, kOp, x, y, c, kAlg, sp, &s1, nullptr),
-                 "cusparseSpGEMMreuse_workEstimation");
-  Buffer b1 = Buffer::allocate(mem, s1, "buffer 1");
-  check_cusparse(cusparseSpGEMMreuse_workEstimation(h, kOp, kOp, x, y, c, kAlg, sp, &s1, b1.get()),
-                 "cusparseSpGEMMreuse_workEstimation");
-  check_cusparse(cusparseSpGEMMreuse_nnz(h, kOp, kOp, x, y, c, kAlg, sp, &s2, nullptr, &s3,
-                                         nullptr, &s4, nullptr),
-                 "cusparseSpGEMMreuse_nnz");
-  Buffer b2 = Buffer::allocate(mem, s2, "buffer 2");
-  Buffer b3 = Buffer::allocate(mem, s3, "buffer 3");
-  out.buffer4 = Buffer::allocate(mem, s4, "buffer 4");
-  check_cusparse(cusparseSpGEMMreuse_nnz(h, kOp, kOp, x, y, c, kAlg, sp, &s2, b2.get(), &s3,
-                                         b3.get(), &s4, out.buffer4.get()),
-                 "cusparseSpGEMMreuse_nnz");
-  b1.reset();
-  b2.reset();
-  int64_t r = 0, k = 0;
-  check_cusparse(cusparseSpMatGetSize(c, &r, &k, &out.c.nnz), "cusparseSpMatGetSize");
-  out.c.offsets = Buffer::allocate(mem, (static_cast<size_t>(rows) + 1) * 4, "C offsets");
-  out.c.col_ind = Buffer::allocate(mem, static_cast<size_t>(out.c.nnz) * 4, "C columns");
-  out.c.values = Buffer::allocate(mem, static_cast<size_t>(out.c.nnz) * 8, "C values");
-  check_cusparse(cusparseCsrSetPointers(c, out.c.offsets.get(), out.c.col_ind.get(),
-                                        out.c.values.get()),
-                 "cusparseCsrSetPointers");
-  check_cusparse(cusparseSpGEMMreuse_copy(h, kOp, kOp, x, y, c, kAlg, sp, &s5, nullptr),
-                 "cusparseSpGEMMreuse_copy");
-  out.buffer5 = Buffer::allocate(mem, s5, "buffer 5");
-  check_cusparse(cusparseSpGEMMreuse_copy(h, kOp, kOp, x, y, c, kAlg, sp, &s5, out.buffer5.get()),
-                 "cusparseSpGEMMreuse_copy");
-  b3.reset();
-  cus_compute(h, x, y, out);
 }
 
 // ---- one input ----------------------------------------------------------------
@@ -371,23 +311,24 @@ Result run(const std::string& input, const Options& o, cudaStream_t stream, cons
                               dp.values.get());
   CusparseMat cr = cus_matrix(dr.rows, dr.cols, dr.nnz, dr.offsets.get(), dr.col_ind.get(),
                               dr.values.get());
-  std::unique_ptr<CusProduct> cus_ap, cus_ac;
+  std::unique_ptr<ReuseProduct> cus_ap, cus_ac;
   auto cus_free = [&] {
     cus_ac.reset();
     cus_ap.reset();
   };
   r.cus_setup = timed(stream, o.warmup, o.reps, cus_free, [&] {
-    cus_ap = std::make_unique<CusProduct>();
-    cus_ac = std::make_unique<CusProduct>();
-    cus_setup(raw_c, ca.get(), cp.get(), a.rows, p.cols, mem, *cus_ap);
-    cus_setup(raw_c, cr.get(), cus_ap->c_descr.get(), p.cols, p.cols, mem, *cus_ac);
+    cus_ap = std::make_unique<ReuseProduct>();
+    cus_ac = std::make_unique<ReuseProduct>();
+    reuse_setup(raw_c, ca.get(), cp.get(), a.rows, p.cols, CUDA_R_64F, mem, *cus_ap);
+    reuse_setup(raw_c, cr.get(), cus_ap->c.get(), p.cols, p.cols, CUDA_R_64F, mem, *cus_ac);
   });
   r.cus_rerun = timed(stream, o.warmup, o.reps, [] {}, [&] {
-    cus_compute(raw_c, ca.get(), cp.get(), *cus_ap);
-    cus_compute(raw_c, cr.get(), cus_ap->c_descr.get(), *cus_ac);
+    reuse_compute(raw_c, ca.get(), cp.get(), CUDA_R_64F, *cus_ap);
+    reuse_compute(raw_c, cr.get(), cus_ap->c.get(), CUDA_R_64F, *cus_ac);
   });
-  const Output& cc = cus_ac->c;
-  const Csr cus_result = download(cc.rows, cc.cols, cc.nnz, cc.offsets, cc.col_ind, cc.values);
+  const ReuseProduct& cc = *cus_ac;
+  const Csr cus_result =
+      download(cc.rows, cc.cols, cc.nnz, cc.row_offsets, cc.col_ind, cc.values);
   const spgemm_test::Agreement agree = spgemm_test::check_agreement(lib_result, cus_result, 1e-10);
   r.check = agree.agree ? "agree" : "DISAGREE: " + agree.message;
   return r;

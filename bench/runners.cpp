@@ -18,6 +18,7 @@
 #include "bench.hpp"
 #include "agreement.hpp"
 #include "cuda_data_type.hpp"
+#include "cusparse_reuse.hpp"
 #include "heap_count.hpp"
 #include "util.hpp"
 
@@ -414,13 +415,10 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
                        kept->values.get(), false);
 }
 
-// cuSPARSE's structure-reuse family (cusparseSpGEMMreuse_*) as PETSc and
-// AmgX call it for a product whose values change, with the buffers NVIDIA's
-// documentation frees and keeps: the first full run (reuse_workEstimation,
-// reuse_nnz, C allocated, reuse_copy, a first reuse_compute), timed whole
-// once per repetition, then reuse_compute again on the last run's
-// descriptors, the values of A and B unchanged (the kernels read them all
-// the same). C from the last reuse_compute into `result`.
+// cuSPARSE's structure-reuse family (cusparse_reuse.hpp): the first full
+// run timed whole once per repetition, then reuse_compute again on the last
+// run's descriptors, the values of A and B unchanged (the kernels read them
+// all the same). C from the last reuse_compute into `result`.
 template <class V>
 void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts, Record& rec,
                         HostCsr<V>& result) {
@@ -429,83 +427,21 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
   Timeline tl(true, g_dev.stream);
   const CusparseOperands ops(a, b, vt);
   cusparseHandle_t raw_handle = ops.handle.get();
-  const V alpha = 1, beta = 0;
-  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const auto alg = CUSPARSE_SPGEMM_DEFAULT;
-
-  struct Reused {
-    Buffer buffer4, buffer5, row_offsets, col_ind, values;  // kept for reuse_compute
-    CusparseMat c;
-    CusparseSpgemm descr;
-    int64_t nnz = 0;
-    size_t peak = 0, kept = 0;
-  };
-  std::unique_ptr<Reused> last;
+  std::unique_ptr<ReuseProduct> last;
   auto first_run = [&] {
     last.reset();
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
-    auto r = std::make_unique<Reused>();
-    cusparseSpMatDescr_t A = ops.a.get(), B = ops.b.get();
+    auto r = std::make_unique<ReuseProduct>();
     tl.mark(0);
-    r->c = cusparse_matrix({a.rows, b.cols, 0, nullptr, nullptr, nullptr}, vt);
-    cusparseSpMatDescr_t C = r->c.get();
-    cusparseSpGEMMDescr_t sp = nullptr;
-    check_cusparse(cusparseSpGEMM_createDescr(&sp), "cusparseSpGEMM_createDescr");
-    r->descr.reset(sp);
-    size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-    check_cusparse(cusparseSpGEMMreuse_workEstimation(raw_handle, op, op, A, B, C, alg, sp, &s1,
-                                                      nullptr),
-                   "cusparseSpGEMMreuse_workEstimation (size)");
-    Buffer buffer1 = Buffer::allocate(mem, s1, "cuSPARSE reuse buffer 1");
-    check_cusparse(cusparseSpGEMMreuse_workEstimation(raw_handle, op, op, A, B, C, alg, sp, &s1,
-                                                      buffer1.get()),
-                   "cusparseSpGEMMreuse_workEstimation");
-    check_cusparse(cusparseSpGEMMreuse_nnz(raw_handle, op, op, A, B, C, alg, sp, &s2, nullptr, &s3,
-                                           nullptr, &s4, nullptr),
-                   "cusparseSpGEMMreuse_nnz (sizes)");
-    Buffer buffer2 = Buffer::allocate(mem, s2, "cuSPARSE reuse buffer 2");
-    Buffer buffer3 = Buffer::allocate(mem, s3, "cuSPARSE reuse buffer 3");
-    r->buffer4 = Buffer::allocate(mem, s4, "cuSPARSE reuse buffer 4");
-    check_cusparse(cusparseSpGEMMreuse_nnz(raw_handle, op, op, A, B, C, alg, sp, &s2,
-                                           buffer2.get(), &s3, buffer3.get(), &s4,
-                                           r->buffer4.get()),
-                   "cusparseSpGEMMreuse_nnz");
-    buffer1.reset();
-    buffer2.reset();
-    int64_t rows = 0, cols = 0;
-    check_cusparse(cusparseSpMatGetSize(C, &rows, &cols, &r->nnz), "cusparseSpMatGetSize");
-    const auto nnz = static_cast<size_t>(r->nnz);
-    r->row_offsets = Buffer::allocate(mem, (static_cast<size_t>(a.rows) + 1) * sizeof(int32_t),
-                                      "C row offsets");
-    r->col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
-    r->values = Buffer::allocate(mem, nnz * sizeof(V), "C values");
-    check_cusparse(cusparseCsrSetPointers(C, r->row_offsets.get(), r->col_ind.get(),
-                                          r->values.get()),
-                   "cusparseCsrSetPointers");
-    check_cusparse(cusparseSpGEMMreuse_copy(raw_handle, op, op, A, B, C, alg, sp, &s5, nullptr),
-                   "cusparseSpGEMMreuse_copy (size)");
-    r->buffer5 = Buffer::allocate(mem, s5, "cuSPARSE reuse buffer 5");
-    check_cusparse(
-        cusparseSpGEMMreuse_copy(raw_handle, op, op, A, B, C, alg, sp, &s5, r->buffer5.get()),
-        "cusparseSpGEMMreuse_copy");
-    buffer3.reset();
-    check_cusparse(cusparseSpGEMMreuse_compute(raw_handle, op, op, &alpha, A, B, &beta, C, vt,
-                                               alg, sp),
-                   "cusparseSpGEMMreuse_compute");
+    reuse_setup(raw_handle, ops.a.get(), ops.b.get(), a.rows, b.cols, vt, mem, *r);
     tl.mark(1);
     tl.finish(1);
-    r->peak = std::max(s1 + s2 + s3 + s4, s3 + s4 + s5);
-    r->kept = s4 + s5;
-    const double ms = tl.ms(0, 1);
     last = std::move(r);
-    return ms;
+    return tl.ms(0, 1);
   };
   auto compute_again = [&] {
     tl.mark(0);
-    check_cusparse(cusparseSpGEMMreuse_compute(raw_handle, op, op, &alpha, ops.a.get(),
-                                               ops.b.get(), &beta, last->c.get(), vt, alg,
-                                               last->descr.get()),
-                   "cusparseSpGEMMreuse_compute");
+    reuse_compute(raw_handle, ops.a.get(), ops.b.get(), vt, *last);
     tl.mark(1);
     tl.finish(1);
     return tl.ms(0, 1);

@@ -60,6 +60,8 @@ fields=()
 for f in analyze symbolic numeric numeric_again numeric_unordered total; do fields+=(--field "lib_${f}_ms"); done
 python3 bench/ab_table.py "$OUT/ab.csv" "${fields[@]}" > "$OUT/ab-table.txt"
 python3 bench/ab_table.py "$OUT/ab.csv" --medians "${fields[@]}"
+# the speed guard of a change that must keep it (total time, peak workspace)
+python3 bench/ab_table.py "$OUT/ab.csv" --guard base new | tee "$OUT/ab-guard.txt"
 # registers, stack and local memory of the numeric and symbolic kernels, base against new
 for lib in base new; do
   cuobjdump -res-usage "/tmp/ab/$lib/libspgemm.so.0" 2>/dev/null |

@@ -43,6 +43,7 @@
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/configs/launch.cuh"
+#include "cuda/dispatch/choice.hpp"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
 #include "cuda/post.cuh"
@@ -53,6 +54,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 namespace spgemm {
@@ -169,6 +172,23 @@ class BinFork {
   LaunchStreams streams_;
 };
 
+template <class T>
+constexpr const char* name_of_type() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, ComplexFloat>) return "complex64";
+  else if constexpr (std::is_same_v<T, ComplexDouble>) return "complex128";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int32";
+  else return "int64";
+}
+
+// "value/offset/column", as the choice log names an engine.
+template <class Value, class Offset, class Col>
+std::string type_name() {
+  return std::string(name_of_type<Value>()) + "/" + name_of_type<Offset>() + "/" +
+         name_of_type<Col>();
+}
+
 template <class Value>
 const Value* values_of(const MatrixDesc* m) {
   return m ? static_cast<const Value*>(m->values) : nullptr;
@@ -180,9 +200,7 @@ class CudaEngine final : public Engine {
   CudaEngine(Context& ctx, const Settings& settings)
       : ctx_(ctx),
         settings_(settings),
-        symbolic_layout_(make_bin_layout(ctx.limits(), Phase::symbolic, sizeof(int), 0)),
-        numeric_layout_(make_bin_layout(ctx.limits(), Phase::numeric, sizeof(int) + sizeof(Value),
-                                        sizeof(Offset))) {}
+        choices_(ctx.limits(), sizeof(Value), sizeof(Offset), type_name<Value, Offset, Col>()) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
     return make_cuda_transpose<Value, Offset, Col>(ctx_);
@@ -240,7 +258,9 @@ class CudaEngine final : public Engine {
     // (a part of a split product: 20-25 us of each part's analysis of
     // landmark on two H200s).
     const bool small_ruled_out = in.products > kSmallMaxProducts;
-    const Speculative speculative = small_ruled_out ? Speculative{} : speculative_bin(in);
+    const Choices::Speculative speculative =
+        small_ruled_out ? Choices::Speculative{}
+                        : choices_.speculative(rows, estimated_products(in));
     const int bin = speculative.bin;
     const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
     known_products_ = in.products;
@@ -250,12 +270,10 @@ class CudaEngine final : public Engine {
     const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
     b_order_examined_ = counted ? counted->b_examined : b_order_worth_examining(*in.B);
     // spans bound the binned symbolic phase's tables (a speculative small
-    // product is not binned), where C has rows enough for warps to fill
-    // the device (configs/bins.hpp's kSpanMinRowsPerSM); their first
-    // columns place its warps' bitmasks (counts made before bring none)
-    const bool spans = b_order_examined_ && bin < 0 && (!counted || counted->spans) &&
-                       static_cast<long long>(rows) >
-                           static_cast<long long>(kSpanMinRowsPerSM) * ctx_.limits().sm_count;
+    // product is not binned); their first columns place its warps'
+    // bitmasks (counts made before bring none)
+    const bool spans = bin < 0 && (!counted || counted->spans) &&
+                       choices_.measure_ranges(rows, b_order_examined_);
     buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
     Summary* summary = buffers_.summary;
     // (the gated kernel counts into the handle's zeroed memory where it can:
@@ -263,7 +281,7 @@ class CudaEngine final : public Engine {
     counters_ = bin >= 0 ? static_cast<Summary*>(ctx_.zeroed_counters(sizeof(Summary))) : nullptr;
     if (!counters_) SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
     summary_stale_ = false;
-    mask_cap_ = symbolic_mask_cap(in, &counting()->rows_beyond);
+    mask_cap_ = choices_.mask_cap(rows, in.B->cols, &counting()->rows_beyond);
     if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
       deferred_.keep(checks, count);
       symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
@@ -339,8 +357,8 @@ class CudaEngine final : public Engine {
       return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
     // Rows without products are not binned: their count stays 0.
     SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
-    BinFork fork(ctx_, scheduled_launches(symbolic_layout_, symbolic_schedule_));
-    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+    BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::symbolic), symbolic_schedule_));
+    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, buffers_.terms, symbolic_ranges(),
                                  symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
@@ -353,9 +371,7 @@ class CudaEngine final : public Engine {
     // (C's products are counted only for C of few rows: otherwise estimated)
     const double products = known_products_ >= 0 ? static_cast<double>(known_products_)
                                                   : estimated_products(in);
-    numeric_schedule_.thread_rows =
-        thread_rows(rows, ctx_.limits()) &&
-        products >= kThreadRowMinCompression * static_cast<double>(host.nnz);
+    numeric_schedule_.thread_rows = choices_.numeric_thread_rows(rows, products, host.nnz);
     return host.nnz;
   }
 
@@ -379,42 +395,37 @@ class CudaEngine final : public Engine {
     DeviceBuffer<unsigned char> split_scratch;  // given back after the join
     Schedule schedule = numeric_schedule_;
     schedule.split = split_rows(in, c, split_scratch);
-    BinFork fork(ctx_, scheduled_launches(numeric_layout_, schedule));
-    launch_numeric<Value, Offset, Col>(ctx_.limits(), numeric_layout_, args,
-                                       static_cast<int>(c.rows), lanes_, settings_.deterministic,
-                                       target == written_, schedule, fork.streams());
+    BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::numeric), schedule));
+    launch_numeric<Value, Offset, Col>(choices_, args, static_cast<int>(c.rows), lanes_,
+                                       settings_.deterministic, target == written_, schedule,
+                                       fork.streams());
     fork.done();
     written_ = target;
   }
 
  private:
-  // The last hash bin's rows split among blocks in the deterministic
-  // numeric phase (configs/bins.hpp's split_row_parts), without D, for B
-  // whose columns fit the bin's table and a scratch (from `scratch`, its
-  // flags and counter zeroed) of at most kSplitRowsMaxShareOfC of C's
-  // bytes; otherwise none.
+  // The last hash bin's rows split among blocks in the numeric phase where
+  // Choices::split_parts says so (the bin's rows counted on the host), with
+  // their scratch from `scratch` (its flags and counter zeroed); otherwise
+  // none.
   SplitRows split_rows(const Operands& in, const MatrixDesc& c,
                        DeviceBuffer<unsigned char>& scratch) {
     const Schedule& s = numeric_schedule_;
-    const int last = numeric_layout_.dense_bin() - 1;
-    if (!settings_.deterministic || in.D || !s.host_counts || s.single_bin >= 0 || last < 0 ||
-        numeric_layout_.hash[last].spec.group != Group::block ||
-        in.B->cols > numeric_layout_.hash[last].spec.table_size)
-      return {};
+    const BinLayout& layout = choices_.layout(Phase::numeric);
+    const int last = layout.dense_bin() - 1;
+    if (!s.host_counts || s.single_bin >= 0 || last < 0) return {};
     const int rows = s.host_counts->count[last];
-    const int parts = split_row_parts(rows, ctx_.limits().sm_count);
-    const auto width = static_cast<int>(in.B->cols);
-    const int table = numeric_layout_.hash[last].spec.table_size;
-    const SplitRowsLayout layout(rows, width, sizeof(Value));
-    if (parts == 0 || static_cast<double>(layout.end) > kSplitRowsMaxShareOfC *
-                                                            static_cast<double>(c.nnz) *
-                                                            (sizeof(Value) + sizeof(Col)))
-      return {};
-    scratch.reallocate(ctx_, layout.end);
-    const SplitRows split = SplitRows::of(scratch.get(), parts, width, table, layout);
-    SPGEMM_CUDA_CHECK(
-        cudaMemsetAsync(split.flags, 0, layout.zeroed_bytes(), ctx_.stream()));
-    return split;
+    const auto width = static_cast<int>(std::min<int64_t>(in.B->cols, INT_MAX));
+    const SplitRowsLayout split(rows, width, sizeof(Value));
+    const int parts = choices_.split_parts(
+        settings_.deterministic, in.D != nullptr, in.B->cols, rows, static_cast<double>(split.end),
+        static_cast<double>(c.nnz) * static_cast<double>(sizeof(Value) + sizeof(Col)));
+    if (parts == 0) return {};
+    scratch.reallocate(ctx_, split.end);
+    const SplitRows rows_split =
+        SplitRows::of(scratch.get(), parts, width, layout.hash[last].spec.table_size, split);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(rows_split.flags, 0, split.zeroed_bytes(), ctx_.stream()));
+    return rows_split;
   }
 
   // The input checks whose verdict the symbolic phase reads back (copies of
@@ -492,7 +503,7 @@ class CudaEngine final : public Engine {
       finish.max_row_terms = gate_.max_row_terms;
     }
     finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
-    launch_symbolic<Offset, Col>(ctx_.limits(), symbolic_layout_, pattern_of<Offset, Col>(in.A),
+    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
                                  pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
                                  rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
                                  offsets, &finish, analysis, LaunchStreams{ctx_.stream()});
@@ -520,35 +531,18 @@ class CudaEngine final : public Engine {
   // the numeric layout has one for the same rows).
   int64_t small_nnz(const Summary& host, int rows) {
     b_sorted_ = b_order_examined_ && host.b_disorder == 0;
-    const int sort = numeric_layout_.thresholds.sort_bin(host.products.max);
     numeric_schedule_ = {nullptr, nullptr, nullptr,
-                         sort >= 0 ? sort : small_bin(numeric_layout_, rows, host.longest_row)};
+                         choices_.small_numeric_bin(rows, host.products.max, host.longest_row)};
     return host.nnz;
   }
 
   // A small product's symbolic schedule, one bin over all rows, if its
-  // statistics make it one (configs/bins.hpp); otherwise false.
+  // statistics make it one (Choices::small_symbolic_bin); otherwise false.
   bool schedule_small(int rows, const ProductStats& stats) {
-    if (stats.total > kSmallMaxProducts) return false;
-    const int bin = small_bin(symbolic_layout_, rows, stats.max);
-    if (bin < 0 || small_bin(numeric_layout_, rows, stats.max) < 0) return false;
+    const int bin = choices_.small_symbolic_bin(rows, stats.total, stats.max);
+    if (bin < 0) return false;
     symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
     return true;
-  }
-
-  // For C of many rows, the symbolic bins' cap where a table holds B's
-  // columns as a bitmask (binning.cuh's MaskCap, configs/bins.hpp's
-  // kSymbolicMaskCapRowsPerSM); none otherwise.
-  MaskCap symbolic_mask_cap(const Operands& in, const int* rows_beyond) const {
-    const long long many =
-        static_cast<long long>(kSymbolicMaskCapRowsPerSM) * ctx_.limits().sm_count;
-    if (in.A->rows < many) return {};
-    const int64_t words = (in.B->cols + 31) / 32;
-    for (const HashBinLaunch& b : symbolic_layout_.hash)
-      if (b.spec.group == Group::block && b.spec.table_size >= words)
-        return {b.spec.max_size, symbolic_layout_.hash.back().spec.max_size, rows_beyond,
-                static_cast<int>(many)};
-    return {};
   }
 
   // What launch_analysis would write for `terms` (no statistics, no gate),
@@ -579,7 +573,7 @@ class CudaEngine final : public Engine {
     Summary* summary = buffers_.summary;
     RowSizes sizes = sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder);
     sizes.mask_cap = mask_cap_;
-    symbolic_thresholds_ = symbolic_thresholds(symbolic_layout_, rows, ctx_.limits());
+    symbolic_thresholds_ = choices_.symbolic_thresholds(rows);
     bin_rows(ctx_.limits(), sizes, rows, symbolic_thresholds_, &summary->symbolic,
              buffers_.symbolic_rows, ctx_.stream());
   }
@@ -597,26 +591,10 @@ class CudaEngine final : public Engine {
     Summary* summary = buffers_.summary;
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1,
                           summary->draws};
-    symbolic_schedule_.one_warp_launch = rows <= kFewLaunchesRows;
+    symbolic_schedule_.one_warp_launch = choices_.few_launches(rows);
     symbolic_schedule_.thresholds = &symbolic_thresholds_;
   }
 
-  // The bin a product is tried in without knowing its statistics, and the
-  // most terms a row may have for the gate to open: the largest warp bin
-  // (for few rows, small_group: the first block bin) that small_bin allows
-  // for its rows and whose rows the numeric layout takes too, with rows of
-  // up to kSmallGateLoad of its table where the numeric layout takes those;
-  // bin -1 if none (no rows, or more than kSmallMaxRows: the gate never
-  // opens for them), or if the product is not expected to be small:
-  // products estimated as if every row of B had B's average length, above
-  // kSmallSpeculateProducts; a larger bin where its rows are expected to be
-  // longer than the gate takes. (The estimate only picks the path: a skewed
-  // B that makes it miss costs one empty launch and a second readback in
-  // symbolic, or one readback here.)
-  struct Speculative {
-    int bin = -1;
-    int gate_max_row = 0;
-  };
   // C's products (and D's entries) as if every row of B had B's average
   // length.
   static double estimated_products(const Operands& in) {
@@ -626,87 +604,22 @@ class CudaEngine final : public Engine {
            (in.D ? static_cast<double>(in.D->nnz) : 0.0);
   }
 
-  Speculative speculative_bin(const Operands& in) const {
-    const int rows = static_cast<int>(in.A->rows);
-    if (rows == 0) return {};
-    const double estimate = estimated_products(in);
-    if (rows > kSmallMaxRows || estimate > static_cast<double>(kSmallSpeculateProducts)) return {};
-    // a bin may take the product's rows (and the numeric layout rows as
-    // long), and its gate lets rows of up to kSmallGateLoad of its table
-    // through where the numeric layout takes those
-    auto tried_in = [&](int bin) {
-      const HashBinSpec& spec = symbolic_layout_.hash[bin].spec;
-      if (small_bin(symbolic_layout_, rows, spec.max_size) != bin ||
-          small_bin(numeric_layout_, rows, spec.max_size) < 0)
-        return Speculative{};
-      const int fuller = static_cast<int>(spec.table_size * kSmallGateLoad);
-      return Speculative{bin, small_bin(numeric_layout_, rows, fuller) >= 0 ? fuller : spec.max_size};
-    };
-    const Group group = small_group(rows);
-    const int bins = static_cast<int>(symbolic_layout_.hash.size());
-    Speculative chosen;
-    for (int bin = 0; bin < bins; ++bin) {
-      const Speculative here = tried_in(bin);
-      if (here.bin >= 0 && symbolic_layout_.hash[bin].spec.group == group) {
-        chosen = here;
-        if (group == Group::block) break;
-      }
-    }
-    // rows expected to be longer than its gate takes: the first larger bin
-    // whose gate takes kSmallSpeculateRowMargin times their average, or else
-    // the largest (configs/bins.hpp)
-    const double wanted = kSmallSpeculateRowMargin * estimate / rows;
-    for (int bin = chosen.bin + 1; chosen.bin >= 0 && chosen.gate_max_row < wanted && bin < bins;
-         ++bin)
-      if (const Speculative here = tried_in(bin); here.bin >= 0) chosen = here;
-    return chosen;
-  }
-
-  // The hash bin that takes all `rows` rows of a small product whose longest
-  // row has `size` products (or nnz), -1 if none may (configs/bins.hpp): the
-  // first that holds the row, from the block bins on for few rows.
-  int small_bin(const BinLayout& layout, int rows, int size) const {
-    const bool blocks = small_group(rows) == Group::block;
-    for (int bin = 0; bin < static_cast<int>(layout.hash.size()); ++bin) {
-      const HashBinSpec& spec = layout.hash[bin].spec;
-      if (blocks && spec.group != Group::block) continue;
-      if (spec.max_size >= size)
-        return static_cast<long long>(rows) * spec.table_size <= kSmallMaxTableSlots ? bin : -1;
-    }
-    return -1;
-  }
-
-  // Who takes a row of a small product: a block (of the first block bin)
-  // where so few rows leave the device mostly idle, otherwise a warp
-  // (configs/bins.hpp's kSmallBlockRowsShare).
-  Group small_group(int rows) const {
-    const DeviceLimits& limits = ctx_.limits();
-    const double resident = static_cast<double>(limits.sm_count) * limits.max_threads_per_sm;
-    for (const HashBinLaunch& b : symbolic_layout_.hash)
-      if (b.spec.group == Group::block)
-        return static_cast<double>(rows) * b.spec.block_threads <= kSmallBlockRowsShare * resident
-                   ? Group::block
-                   : Group::warp;
-    return Group::warp;
-  }
-
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not
   // wrapped), and the row counts become row offsets in place, starting at
   // C's index base: one exclusive scan with a 64-bit sum over the counts and
   // the 0 past the last row (rows without products and offsets[rows] were
   // zeroed before the symbolic kernels). Then C's rows are binned for the
   // numeric phase by their nnz, and the summary is read back. All three by
-  // one block for C of few rows (configs/bins.hpp's kFewLaunchesRows;
+  // one block for C of few rows (Choices::few_launches;
   // row_offsets.cuh), which posts the summary itself; else by CUB, bin_rows
   // and read_summary.
   Summary scan_bin_and_read(Offset* offsets, int rows, Offset base) {
     const cudaStream_t stream = ctx_.stream();
     Summary* summary = buffers_.summary;
     const NumericBinning bins{sizes_from_offsets(offsets, buffers_.terms),
-                              numeric_thresholds(numeric_layout_, rows, known_products_,
-                                                 ctx_.limits()),
+                              choices_.numeric_thresholds(rows, known_products_),
                               &summary->numeric, buffers_.numeric_rows};
-    if (rows <= kFewLaunchesRows) {
+    if (choices_.few_launches(rows)) {
       const Context::PostBox box = ctx_.post_box(sizeof(Summary));
       const SmallFinish<Offset> f{rows,    base, &summary->nnz, &summary->longest_row,
                                   nullptr, post_into(box, summary)};
@@ -753,8 +666,7 @@ class CudaEngine final : public Engine {
 
   Context& ctx_;
   const Settings& settings_;  // the handle's (the plan keeps them alive)
-  BinLayout symbolic_layout_;
-  BinLayout numeric_layout_;
+  Choices choices_;
   int lanes_ = 1;
   bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
   bool b_sorted_ = false;          // ... and B's rows found strictly increasing (symbolic)

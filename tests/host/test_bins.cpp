@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The binning rule (src/cuda/configs/bins.hpp's BinThresholds::bin_for,
+// The binning rule (src/cuda/dispatch/choice.hpp's BinThresholds::bin_for,
 // which binning.cu applies to every row on the device) against the host's
 // test of which bins a launch may skip (BinThresholds::may_hold): for every
 // bound on the terms, over every row (size <= terms) up to past the last
 // threshold. Thresholds of the library's own tables and smaller ones with
-// each move (block bin, heavy rows, sort bins) present or absent. And
-// numeric_thresholds' choice of the block bin's move by C's rows and
-// products, symbolic_thresholds' of the thread bin by C's rows, and
-// lean_block_pays' of the numeric block kernel's 40-register instance, and
-// split_row_parts' split of the last hash bin's few rows.
-#include "cuda/configs/bins.hpp"
+// each move (block bin, heavy rows, sort bins) present or absent. And the
+// layout of a split row's scratch (configs/bins.hpp's SplitRowsLayout).
+#include "cuda/dispatch/choice.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -110,80 +107,8 @@ TEST_CASE("bin_for puts rows where the tables say", "[bins]") {
   CHECK(t.sort_bin(7) == -1);
 }
 
-TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and products", "[bins]") {
-  using namespace spgemm::cuda;
-  BinLayout layout;
-  layout.thresholds = small_thresholds(true, true, true);
-  layout.thresholds.block_terms = kBlockRowTerms;
-  spgemm::DeviceLimits limits;
-  limits.sm_count = 100;
-  limits.max_threads_per_sm = 2048;
-  const int few_rows = kFewProductsRowsPerWarp * 64 * 100;
-  const long long few_products = kFewProductsPerSM * 100;
-  auto terms = [&](int rows, long long products) {
-    const BinThresholds t = numeric_thresholds(layout, rows, products, limits);
-    return t.block_bin < 0 ? -1 : t.block_terms;
-  };
-  CHECK(terms(few_rows, few_products) == kFewProductsBlockTerms);
-  CHECK(terms(1, 0) == kFewProductsBlockTerms);
-  CHECK(terms(few_rows + 1, few_products) == kBlockRowTerms);
-  CHECK(terms(few_rows, few_products + 1) == kBlockRowTerms);
-  CHECK(terms(few_rows, -1) == kBlockRowTerms);  // products not known on the host
-  CHECK(terms(kBlockRowsPerSM * 100, -1) == kBlockRowTerms);
-  CHECK(terms(kBlockRowsPerSM * 100 + 1, few_products) == -1);  // no move: many rows
-}
-
-TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[bins]") {
-  using namespace spgemm::cuda;
-  BinLayout layout;
-  layout.thresholds = small_thresholds(true, true, false);
-  // (a bin of 3 terms, not kThreadRowTerms: the small tables' bins keep rows)
-  layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = 3;
-  spgemm::DeviceLimits limits;
-  limits.sm_count = 100;
-  limits.max_threads_per_sm = 2048;
-  const int many = kThreadRowsMinPerSM * 100;
-  const int thread_bin = layout.thresholds.hash_bins + 1;
-  const BinThresholds with = symbolic_thresholds(layout, many, limits);
-  CHECK(thread_rows(many, limits));
-  CHECK(with.bin_for(2, 3) == thread_bin);
-  CHECK(with.may_hold(thread_bin, 1));
-  check_against_rule(with, 70);
-  const BinThresholds without = symbolic_thresholds(layout, many - 1, limits);
-  CHECK_FALSE(thread_rows(many - 1, limits));
-  CHECK(without.bin_for(2, 3) < without.hash_bins);  // a hash bin
-  // (a launch without the bins' counts on the host must skip the bin)
-  CHECK_FALSE(without.may_hold(thread_bin, 1));
-  CHECK_FALSE(without.may_hold(thread_bin, INT_MAX));
-  check_against_rule(without, 70);
-}
-
-TEST_CASE("lean_block_pays: unordered always, ordered for more blocks all busy", "[bins]") {
-  using spgemm::cuda::lean_block_pays;
-  // (132 SMs: 12 blocks of 128 threads an SM with it, 8 without)
-  const int lean = 12 * 132, regular = 8 * 132;
-  CHECK(lean_block_pays(false, 1, lean, regular));
-  CHECK(lean_block_pays(false, 100000, regular, regular));
-  CHECK(lean_block_pays(true, 8738, lean, regular));  // bcsstk33
-  CHECK(lean_block_pays(true, lean, lean, regular));
-  CHECK_FALSE(lean_block_pays(true, lean - 1, lean, regular));  // rows in flight either way
-  CHECK_FALSE(lean_block_pays(true, 453, lean, regular));       // polblogs' 128-thread bin
-  CHECK_FALSE(lean_block_pays(true, 100000, 4 * 132, 4 * 132));  // shared memory bounds both
-}
-
-TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as many as SMs",
-          "[bins]") {
-  using spgemm::cuda::kSplitRowsMaxParts;
-  using spgemm::cuda::split_row_parts;
+TEST_CASE("SplitRowsLayout: a split row's scratch", "[bins]") {
   using spgemm::cuda::SplitRowsLayout;
-  CHECK(split_row_parts(0, 132) == 0);
-  CHECK(split_row_parts(9, 132) == kSplitRowsMaxParts);  // orani678's heavy rows
-  CHECK(split_row_parts(22, 132) == 6);
-  CHECK(split_row_parts(66, 132) == 2);
-  CHECK(split_row_parts(67, 132) == 0);  // one part a row would idle no SM
-  CHECK(split_row_parts(1, 3) == 3);
-  CHECK(split_row_parts(1, 1) == 0);
-  CHECK(split_row_parts(1, 2) == 2);
   // orani678's 9 rows of 2529 columns in fp64: values, a mask word per 32
   // columns, one after the other, then the flags and the counter, zeroed
   const SplitRowsLayout layout(9, 2529, 8);

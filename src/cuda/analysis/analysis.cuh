@@ -68,7 +68,7 @@ struct TermCount {
   // a row without terms).
   int* span_firsts = nullptr;
   // If set (zeroed before): *rows_beyond = the number of rows of more than
-  // beyond_terms terms (binning.cuh's MaskCap).
+  // beyond_terms terms (dispatch/choice.hpp's MaskCap).
   int* rows_beyond = nullptr;
   int beyond_terms = INT_MAX;
   // The rows counted: row_count of them from first_row on (-1: to the end).

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "core/context.hpp"
-#include "cuda/configs/bins.hpp"
+#include "cuda/dispatch/choice.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -18,20 +18,6 @@
 #include <cstdint>
 
 namespace spgemm::cuda {
-
-// Symbolic tables that hold B's columns as a bitmask (kernels/symbolic.cu)
-// need no more words than B has columns / 32, whatever a row's terms: sizes
-// are at most cap (the first block bin whose table holds them). Rows of more
-// than `beyond` (more than any table holds) get the cap bin's small blocks
-// only where at least `many` of them (*rows_beyond, from the analysis) keep
-// the device busy; otherwise `beyond`, the largest table and blocks
-// (configs/bins.hpp's kSymbolicMaskCapRowsPerSM).
-struct MaskCap {
-  int cap = INT_MAX;
-  int beyond = INT_MAX;
-  const int* rows_beyond = nullptr;
-  int many = 0;
-};
 
 // Where a row's size comes from: an array (the terms, symbolic phase), or
 // C's row offsets (numeric phase); and its terms, which pick the sort bins.

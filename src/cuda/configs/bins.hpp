@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel configurations: THE place where bins and their thresholds live.
+// The GPU engine's tuning data: the bins and every threshold, each with the
+// measurement that chose it. The choices made from them live in one place,
+// dispatch/choice.hpp.
 //
 // A row of C is put in a bin by its size: in the symbolic phase the number of
 // terms (products, plus D's entries: an upper bound of its nnz), in the
@@ -22,11 +24,8 @@
 
 #include "core/context.hpp"
 
-#include <algorithm>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace spgemm::cuda {
 
@@ -143,17 +142,12 @@ constexpr int numeric_min_blocks(Group group) {
 // of 128): always taken unordered (it spills nothing there); ordered it
 // spills stashed steps (kOrderedStash), so it is taken only where the
 // runtime finds more of its blocks resident and the bin has rows for all of
-// them (lean_block_pays). 32 registers and blocks of 512 are slower. Chosen
-// by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz landmark.mtx.gz
-// polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num, num2 and unordered.
+// them (dispatch/choice.hpp's lean_block_pays). 32 registers and blocks of
+// 512 are slower. Chosen by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz
+// landmark.mtx.gz polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num, num2
+// and unordered.
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
-// Whether a bin of `rows` rows in blocks of at most kLeanBlockThreads
-// threads (a row a block) takes that instance, which the device holds
-// lean_blocks of at once against `blocks` of the other.
-constexpr bool lean_block_pays(bool ordered, long long rows, int lean_blocks, int blocks) {
-  return !ordered || (rows >= lean_blocks && lean_blocks > blocks);
-}
 
 // Numeric rows of at most 32 * K terms (K = 1, 2) are not hashed: a warp
 // holds their terms in registers, sums each column's terms in lane order and
@@ -238,9 +232,9 @@ inline constexpr long long kFewProductsPerSM = 40000;
 // (orani678: 8 rows of 67 K terms and 2332 nnz). Rows of at least
 // kHeavyRowTerms terms go to the last hash bin (the largest blocks; its
 // larger table costs little beside that many terms); where that bin has few
-// rows they are split among blocks by their entries of A (split_row_parts
-// below). Chosen by `spgemm-bench orani678.mtx.gz --gen
-// hub:60000:30000:3000:8`, num and num2.
+// rows they are split among blocks by their entries of A
+// (dispatch/choice.hpp's split_row_parts). Chosen by `spgemm-bench
+// orani678.mtx.gz --gen hub:60000:30000:3000:8`, num and num2.
 inline constexpr int kHeavyRowTerms = 16384;
 
 // Where the last hash bin holds at most half as many rows as the device has
@@ -258,12 +252,6 @@ inline constexpr long long kSplitRowsPartTerms = 8192;
 inline constexpr int kSplitRowsAddBatch = 4;
 inline constexpr double kSplitRowsMaxShareOfC = 0.15;
 
-// The parts each of the last hash bin's rows_in_bin rows is split into on a
-// device of sm_count SMs, or 0: not split.
-inline int split_row_parts(long long rows_in_bin, int sm_count) {
-  if (rows_in_bin <= 0 || 2 * rows_in_bin > sm_count) return 0;
-  return static_cast<int>(std::min<long long>(kSplitRowsMaxParts, sm_count / rows_in_bin));
-}
 
 // The scratch of `rows` split rows of `width` columns (split_numeric_kernel;
 // kernels.hpp's SplitRows::of lays it out): a dense array of values and a
@@ -320,7 +308,8 @@ inline constexpr int kSpanMinRowsPerSM = kBlockRowsPerSM;
 // bitmask, for C with at least this many rows per SM: fewer rows in smaller
 // blocks leave the device idle. Rows of more terms than any table holds
 // take that bin too where the analysis counts at least this many of them
-// per SM, and the last (largest) bin otherwise (binning.cuh's MaskCap).
+// per SM, and the last (largest) bin otherwise (dispatch/choice.hpp's
+// MaskCap).
 // Chosen by `spgemm-bench --gen rmat:16:16 --gen longrows:20000 --gen
 // hub:60000:30000:3000:8 --gen hub:20000 landmark.mtx.gz bcsstk33.mtx.gz
 // orani678.mtx.gz`, sym and lib total.
@@ -440,8 +429,9 @@ inline constexpr int kDenseBlockThreads = 1024;
 // kSmallMaxProducts products, a longest row that fits a hash table, and rows
 // * table slots at most kSmallMaxTableSlots (every row clears and sorts a
 // table of the longest row's size) run one kernel per phase over all rows,
-// unbinned (cuda_engine.cu). Their statistics come from a readback in
-// analyze for C of at most kSmallMaxRows rows; a product estimated at most
+// unbinned (dispatch/choice.hpp's Choices::small_symbolic_bin). Their
+// statistics come from a readback in analyze for C of at most kSmallMaxRows
+// rows; a product estimated at most
 // kSmallSpeculateProducts runs before they are known, behind a gate. A
 // missed estimate costs a gated launch and a second readback, more than
 // analyze's readback, hence the lower bound. Chosen by `spgemm-bench
@@ -483,131 +473,11 @@ inline constexpr double kSmallBlockRowsShare = 0.5;
 // rgg_n_2_15_s0.mtx.gz --gen powerlaw:20000`, sym.
 inline constexpr int kFewLaunchesRows = 1 << 14;
 
-// Sizes at which rows change bins, passed to the binning kernels by value.
-// Bins are numbered hash bins first, then the dense bin, then the sort bins.
-struct BinThresholds {
-  int hash_bins = 0;              // bins [0, hash_bins) are hash bins
-  int max_size[kHashBinCount]{};  // bin hash_bins is dense
-  int sort_bins = 0;              // bins hash_bins + 1 + s: at most sort_terms[s] terms
-  int sort_terms[kSortBinCount]{};
-  int block_bin = -1;        // rows of a warp bin (below it) with at least
-  int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
-  int heavy_terms = INT_MAX;  // rows of a hash bin with at least this many terms go to the
-                              // last hash bin (kHeavyRowTerms)
-
-  __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
-
-  // The first sort bin for rows of `terms` terms; -1 if none takes them.
-  // (This and bin_for loop to the arrays' compile-time sizes and test the
-  // counts inside: unrolled, each threshold is then a kernel parameter at a
-  // fixed place. Looping to the counts would make every step a run-time
-  // indexed constant load, about a hundred instructions a row.)
-  __host__ __device__ int sort_bin(int terms) const {
-    for (int s = 0; s < kSortBinCount; ++s)
-      if (s < sort_bins && terms <= sort_terms[s]) return hash_bins + 1 + s;
-    return -1;
-  }
-
-  // THE rule (binning.cu's bin_of applies it to every row on the device):
-  // the bin of a row of `size` > 0 (at most its `terms`). A sort bin by its
-  // terms; else the first hash bin that holds its size, unless its terms
-  // send it to the last hash bin (heavy_terms) or from a warp bin to the
-  // block bin (block_terms); else the dense bin.
-  __host__ __device__ int bin_for(int size, int terms) const {
-    const int sort = sort_bin(terms);
-    if (sort >= 0) return sort;
-    for (int b = 0; b < kHashBinCount; ++b)
-      if (b < hash_bins && size <= max_size[b]) {
-        if (terms >= heavy_terms) return hash_bins - 1;
-        return b < block_bin && terms >= block_terms ? block_bin : b;
-      }
-    return hash_bins;
-  }
-
-  // Whether bin_for may give bin `bin` to a row of at most most_terms terms
-  // (INT_MAX: any row); where not, its launch is skipped. A hash bin beyond
-  // the first gets only a row longer than the bin before it, or one moved
-  // by block_terms or heavy_terms; the dense bin only a row longer than the
-  // last hash bin. Rows of few terms that the sort bins take are not told
-  // apart: true for the sort bins there are and the first hash bin, false
-  // only where no row can come (tests/host/test_bins.cpp checks both
-  // against bin_for, row by row).
-  bool may_hold(int bin, int most_terms) const {
-    if (bin > hash_bins) return bin <= hash_bins + sort_bins;
-    if (most_terms == INT_MAX) return true;
-    if (bin == hash_bins) return most_terms > max_size[hash_bins - 1];
-    return bin == 0 || most_terms > max_size[bin - 1] ||
-           (bin == block_bin && most_terms >= block_terms) ||
-           (bin == hash_bins - 1 && most_terms >= heavy_terms);
-  }
-};
-
 // Per-bin row counts and scatter cursors, kept in device memory.
 struct BinCounts {
   int count[kMaxBins];
   int cursor[kMaxBins];
 };
-
-struct HashBinLaunch {
-  HashBinSpec spec;
-  size_t smem_bytes;          // tables and a counter per row
-  size_t ordered_smem_bytes;  // the same for the ordered numeric kernels (blocks: + scratch)
-  int rows_per_block;
-};
-
-// The bins usable on this device for slots of entry_bytes each (4 in the
-// symbolic phase: keys; 4 + sizeof(Value) in the numeric phase, where the
-// ordered adds' scratch for row offsets of offset_bytes must fit beside the
-// tables); in the numeric phase with the sort bins and the move of rows of
-// many terms to a block.
-struct BinLayout {
-  std::vector<HashBinLaunch> hash;
-  BinThresholds thresholds;  // with the sort bins' terms
-  int dense_bin() const { return static_cast<int>(hash.size()); }
-  int bins() const { return thresholds.bins(); }
-  // Whether sort bin `bin` (> dense_bin()) takes a thread per row
-  // (kThreadRowTerms) rather than a warp's registers.
-  bool thread_bin(int bin) const {
-    return thresholds.sort_terms[bin - dense_bin() - 1] <= kThreadRowTerms;
-  }
-  // K, the terms per lane, of sort bin `bin` (> dense_bin()).
-  int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
-};
-
-// The thresholds of the numeric binning of a C with `rows` rows and
-// `products` products (-1: not known on the host): without the move to a
-// block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
-// for C of few rows and products (kFewProductsRowsPerWarp, kFewProductsPerSM).
-inline BinThresholds numeric_thresholds(const BinLayout& layout, int rows, long long products,
-                                        const DeviceLimits& limits) {
-  BinThresholds t = layout.thresholds;
-  const long long sms = limits.sm_count;
-  const long long warps = sms * (limits.max_threads_per_sm / 32);
-  if (rows > kBlockRowsPerSM * sms)
-    t.block_bin = -1;
-  else if (rows <= kFewProductsRowsPerWarp * warps && products >= 0 &&
-           products <= kFewProductsPerSM * sms)
-    t.block_terms = kFewProductsBlockTerms;
-  return t;
-}
-
-// Whether C of `rows` rows takes the thread bin (kThreadRowsMinPerSM).
-inline bool thread_rows(int rows, const DeviceLimits& limits) {
-  return rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits.sm_count;
-}
-
-// The thresholds of the symbolic binning of a C with `rows` rows: without
-// the thread bin where C has too few rows for it (thread_rows).
-inline BinThresholds symbolic_thresholds(const BinLayout& layout, int rows,
-                                         const DeviceLimits& limits) {
-  BinThresholds t = layout.thresholds;
-  if (!thread_rows(rows, limits)) t.sort_bins = 0;
-  return t;
-}
-
-enum class Phase { symbolic, numeric };
-BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
-                          size_t offset_bytes);
 
 // Threads per row of B in the product loops (row_loop.cuh, "lanes", a power
 // of two up to 32): matched to its average row length, so that short rows

@@ -11,43 +11,6 @@
 
 namespace spgemm::cuda {
 
-BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_bytes,
-                          size_t offset_bytes) {
-  BinLayout layout;
-  for (const HashBinSpec& spec : kHashBins) {
-    const int rows_per_block =
-        spec.group == Group::block ? 1 : spec.block_threads / static_cast<int>(spec.group);
-    // tables + one counter per row in the block
-    const size_t smem = static_cast<size_t>(rows_per_block) *
-                        (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
-    // the ordered numeric kernel's scratch: behind the tables for blocks,
-    // static for warps, sized for their largest block (numeric.cuh)
-    const bool numeric = phase == Phase::numeric;
-    if (numeric && spec.max_size > kNumericHashMaxNnz) break;
-    const bool block = spec.group == Group::block;
-    const size_t scratch = ordered_scratch_bytes(
-        block ? spec.block_threads : max_block_threads(Group::warp), offset_bytes);
-    const size_t ordered_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
-    const size_t static_smem = numeric && !block ? scratch : 0;
-    if (ordered_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
-    if (numeric && block && layout.thresholds.block_bin < 0) {
-      layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
-      layout.thresholds.block_terms = kBlockRowTerms;
-    }
-    layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
-    layout.hash.push_back({spec, smem, ordered_smem, rows_per_block});
-  }
-  layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
-  if (phase == Phase::numeric) {
-    for (const int terms : kSortBinTerms)
-      layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = terms;
-    layout.thresholds.heavy_terms = kHeavyRowTerms;
-  } else {  // the thread bin (symbolic_thresholds leaves it out for few rows)
-    layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = kThreadRowTerms;
-  }
-  return layout;
-}
-
 KernelFacts kernel_facts(const void* kernel, int threads, size_t smem, const DeviceLimits& limits,
                          int carveout) {
   // (the carveout too: it changes the kernel's attribute and its occupancy)

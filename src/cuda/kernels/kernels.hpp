@@ -7,6 +7,7 @@
 #include "cuda/binning/binning.cuh"
 #include "cuda/binning/row_offsets.cuh"
 #include "cuda/configs/bins.hpp"
+#include "cuda/dispatch/choice.hpp"
 #include "cuda/kernels/row_loop.cuh"
 
 #include <cuda/std/complex>
@@ -43,7 +44,7 @@ void with_sort_registers(int k, F&& f) {
 }
 
 // The last hash bin's rows split among blocks in the numeric phase
-// (configs/bins.hpp's split_row_parts; numeric.cuh's split_numeric_kernel),
+// (dispatch/choice.hpp's Choices::split_parts; numeric.cuh's split_numeric_kernel),
 // and their scratch (configs/bins.hpp's SplitRowsLayout): parts 0
 // where they are not split.
 struct SplitRows {
@@ -89,10 +90,10 @@ struct Schedule {
   // rows, configs/bins.hpp's kFewLaunchesRows)
   bool one_warp_launch = false;
   // binned: the thresholds the rows were binned with where they are not
-  // the layout's (symbolic_thresholds: no thread bin for C of few rows)
+  // the layout's (Choices::symbolic_thresholds: no thread bin for C of few rows)
   const BinThresholds* thresholds = nullptr;
   // numeric: the thread bin's rows take a thread each, else a warp's
-  // registers each (configs/bins.hpp's thread_rows)
+  // registers each (Choices::numeric_thread_rows)
   bool thread_rows = false;
   // numeric: the last hash bin's rows split among blocks where parts > 0
   SplitRows split;
@@ -192,11 +193,11 @@ struct AnalysisPass;  // analysis/analysis_pass.cuh
 // terms as the analysis counted them (unused with `small`: that kernel
 // counts them).
 template <class Offset, class Col>
-void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const int* terms, SymbolicRanges ranges, const Schedule& schedule,
-                     Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const AnalysisPass<Offset, Col>* analysis, const LaunchStreams& streams);
+void launch_symbolic(const Choices& choices, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                     Pattern<Offset, Col> D, int rows, int lanes, const int* terms,
+                     SymbolicRanges ranges, const Schedule& schedule, Offset* row_nnz,
+                     const SmallFinish<Offset>* small, const AnalysisPass<Offset, Col>* analysis,
+                     const LaunchStreams& streams);
 
 // x * y with every rounding spelled out as an intrinsic, which the compiler
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse
@@ -258,8 +259,8 @@ struct NumericArgs {
 // were written by the plan's previous numeric phase, rows whose columns are
 // still intact only get new values (kernels/known_columns.cuh).
 template <class Value, class Offset, class Col>
-void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, const LaunchStreams& streams);
+void launch_numeric(const Choices& choices, const NumericArgs<Value, Offset, Col>& args, int rows,
+                    int lanes, bool ordered, bool reuse, const Schedule& schedule,
+                    const LaunchStreams& streams);
 
 }  // namespace spgemm::cuda

@@ -253,8 +253,8 @@ __device__ __forceinline__ Value load_past_l1(const Value* p) {
   return value;
 }
 
-// The last hash bin's rows split among blocks (configs/bins.hpp's
-// split_row_parts), deterministic mode, without D, B's columns all in the
+// The last hash bin's rows split among blocks (dispatch/choice.hpp's
+// Choices::split_parts), deterministic mode, without D, B's columns all in the
 // table's direct slots. Item i of rows * parts is part i % parts of the
 // set's row i / parts; blocks draw the items in order, so the part a block
 // waits for is always held by a running block. A row takes as many of its
@@ -626,98 +626,106 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
   }
 }
 
-template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, RowSet set,
-                     int rows_in_set, const NumericArgs<Value, Offset, Col>& args, int lanes,
-                     bool reuse, cudaStream_t stream) {
-  auto kernel = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col>;
+// A hash bin's launch of `kernel` (an instance of hash_numeric_kernel).
+template <class Kernel, class Value, class Offset, class Col>
+void launch_hash_bin(Kernel kernel, const DeviceLimits& limits, const HashBinLaunch& b,
+                     size_t smem, RowSet set, int rows_in_set,
+                     const NumericArgs<Value, Offset, Col>& args, int lanes, bool reuse,
+                     cudaStream_t stream) {
   const int threads = b.spec.block_threads;
-  const size_t smem = Ordered ? b.ordered_smem_bytes : b.smem_bytes;
-  int resident = -1;  // blocks of the kernel launched the device holds; -1: not asked yet
-  if constexpr (G == Group::block) {  // configs/bins.hpp's kLeanBlockThreads
-    if (threads <= kLeanBlockThreads) {
-      auto lean = hash_numeric_kernel<G, Addend, Ordered, Value, Offset, Col, kLeanBlockThreads,
-                                      kLeanBlockMinBlocks>;
-      const int lean_blocks = resident_blocks(lean, threads, smem, limits);
-      // (the unordered mode takes it whatever the other holds: not asked)
-      resident = Ordered ? resident_blocks(kernel, threads, smem, limits) : 0;
-      if (lean_block_pays(Ordered, rows_in_set, lean_blocks, resident)) {
-        kernel = lean;
-        resident = lean_blocks;
-      }
-    }
-  }
-  if (resident < 0) resident = resident_blocks(kernel, threads, smem, limits);
-  const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
-  const int group_threads = G == Group::block ? threads : static_cast<int>(G);
+  const int grid =
+      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
+  const int group_threads = b.spec.group == Group::block ? threads : static_cast<int>(b.spec.group);
   launch(kernel, grid, threads, smem, stream, args, set, log2_of_pow2(b.spec.table_size),
          std::min(lanes, group_threads), reuse);
 }
 
+// The numeric phase's launches: for each of the schedule's launches the
+// kernel that Choices::numeric_kernel names (dispatch/choice.hpp).
 template <bool Addend, bool Ordered, class Value, class Offset, class Col>
-void launch_bins(const DeviceLimits& limits, const BinLayout& layout,
-                 const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool reuse,
-                 const Schedule& s, const LaunchStreams& streams) {
+void launch_bins(const Choices& choices, const NumericArgs<Value, Offset, Col>& args, int rows,
+                 int lanes, bool reuse, const Schedule& s, const LaunchStreams& streams) {
+  const DeviceLimits& limits = choices.limits();
+  const BinLayout& layout = choices.layout(Phase::numeric);
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
-    if (bin == layout.dense_bin()) {
-      auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
-      const size_t smem_limit = dynamic_smem_limit(kernel, limits);
-      // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
-      const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
-      const size_t smem = sizeof(Value) * window + window / 8;
-      const int grid =
-          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      launch(kernel, grid, kDenseBlockThreads, smem, stream, args, set, window, lanes, reuse);
-      return;
-    }
-    if (bin > layout.dense_bin() && layout.thread_bin(bin) && s.thread_rows) {
-      auto kernel = thread_numeric_kernel<Addend, Value, Offset, Col>;
-      const int grid = grid_for(
-          rows_in_set, kThreadRowBlockThreads,
-          resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadNumericCarveout));
-      launch(kernel, grid, kThreadRowBlockThreads, 0, stream, args, set);
-      return;
-    }
-    if (bin > layout.dense_bin()) {
-      with_sort_registers(layout.sort_registers(bin), [&](auto k) {
-        auto kernel = sort_numeric_kernel<k, Addend, Value, Offset, Col>;
-        const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
-                                  resident_blocks(kernel, kSortBlockThreads, 0, limits));
-        launch(kernel, grid, kSortBlockThreads, 0, stream, args, set, reuse);
-      });
-      return;
-    }
-    const HashBinLaunch& b = layout.hash[bin];
-    if constexpr (Ordered && !Addend) {
-      if (s.split.parts > 0 && bin + 1 == layout.dense_bin()) {
-        auto kernel = split_numeric_kernel<Value, Offset, Col>;
-        const int threads = b.spec.block_threads;
-        const size_t smem = b.ordered_smem_bytes;
-        const int grid = grid_for(static_cast<long long>(rows_in_set) * s.split.parts, 1,
-                                  resident_blocks(kernel, threads, smem, limits));
-        launch(kernel, grid, threads, smem, stream, args, set, s.split);
+    auto block = hash_numeric_kernel<Group::block, Addend, Ordered, Value, Offset, Col>;
+    auto lean = hash_numeric_kernel<Group::block, Addend, Ordered, Value, Offset, Col,
+                                    kLeanBlockThreads, kLeanBlockMinBlocks>;
+    const HashBinLaunch* b = bin < layout.dense_bin() ? &layout.hash[bin] : nullptr;
+    const size_t tables = b ? (Ordered ? b->ordered_smem_bytes : b->smem_bytes) : 0;
+    const ResidentBlocks resident = [&](NumericKernel k) {
+      return k == NumericKernel::block_hash_lean
+                 ? resident_blocks(lean, b->spec.block_threads, tables, limits)
+                 : resident_blocks(block, b->spec.block_threads, tables, limits);
+    };
+    const NumericLaunch q{bin, rows_in_set, s.thread_rows, s.split.parts > 0, Ordered};
+    switch (choices.numeric_kernel(q, resident)) {
+      case NumericKernel::dense_window: {
+        auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
+        const size_t smem_limit = dynamic_smem_limit(kernel, limits);
+        // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
+        const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
+        const size_t smem = sizeof(Value) * window + window / 8;
+        const int grid =
+            grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
+        launch(kernel, grid, kDenseBlockThreads, smem, stream, args, set, window, lanes, reuse);
         return;
       }
+      case NumericKernel::thread_row: {
+        auto kernel = thread_numeric_kernel<Addend, Value, Offset, Col>;
+        const int grid = grid_for(
+            rows_in_set, kThreadRowBlockThreads,
+            resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadNumericCarveout));
+        launch(kernel, grid, kThreadRowBlockThreads, 0, stream, args, set);
+        return;
+      }
+      case NumericKernel::sort_row_1:
+      case NumericKernel::sort_row_2:
+        with_sort_registers(layout.sort_registers(bin), [&](auto k) {
+          auto kernel = sort_numeric_kernel<k, Addend, Value, Offset, Col>;
+          const int grid = grid_for(rows_in_set, kSortBlockThreads / 32,
+                                    resident_blocks(kernel, kSortBlockThreads, 0, limits));
+          launch(kernel, grid, kSortBlockThreads, 0, stream, args, set, reuse);
+        });
+        return;
+      case NumericKernel::split_row:
+        if constexpr (Ordered && !Addend) {  // (Choices::split_parts: only there)
+          auto kernel = split_numeric_kernel<Value, Offset, Col>;
+          const int threads = b->spec.block_threads;
+          const size_t smem = b->ordered_smem_bytes;
+          const int grid = grid_for(static_cast<long long>(rows_in_set) * s.split.parts, 1,
+                                    resident_blocks(kernel, threads, smem, limits));
+          launch(kernel, grid, threads, smem, stream, args, set, s.split);
+          return;
+        }
+        break;
+      case NumericKernel::warp_hash:
+        launch_hash_bin(hash_numeric_kernel<Group::warp, Addend, Ordered, Value, Offset, Col>,
+                        limits, *b, tables, set, rows_in_set, args, lanes, reuse, stream);
+        return;
+      case NumericKernel::block_hash:
+        launch_hash_bin(block, limits, *b, tables, set, rows_in_set, args, lanes, reuse, stream);
+        return;
+      case NumericKernel::block_hash_lean:
+        launch_hash_bin(lean, limits, *b, tables, set, rows_in_set, args, lanes, reuse, stream);
+        return;
+      case NumericKernel::count:
+        break;
     }
-    if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
-                                                    reuse, stream);
-    else
-      launch_hash_bin<Group::block, Addend, Ordered>(limits, b, set, rows_in_set, args, lanes,
-                                                     reuse, stream);
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "no numeric kernel for the choice");
   });
 }
 
 }  // namespace
 
 template <class Value, class Offset, class Col>
-void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
-                    const NumericArgs<Value, Offset, Col>& args, int rows, int lanes, bool ordered,
-                    bool reuse, const Schedule& schedule, const LaunchStreams& streams) {
+void launch_numeric(const Choices& choices, const NumericArgs<Value, Offset, Col>& args, int rows,
+                    int lanes, bool ordered, bool reuse, const Schedule& schedule,
+                    const LaunchStreams& streams) {
   with_flag(args.D.offsets != nullptr, [&](auto addend) {
     with_flag(ordered, [&](auto in_order) {
-      launch_bins<addend, in_order>(limits, layout, args, rows, lanes, reuse, schedule, streams);
+      launch_bins<addend, in_order>(choices, args, rows, lanes, reuse, schedule, streams);
     });
   });
 }
@@ -725,7 +733,7 @@ void launch_numeric(const DeviceLimits& limits, const BinLayout& layout,
 // Instantiates launch_numeric for one value type and index layout.
 #define SPGEMM_INSTANTIATE_NUMERIC(Value, Offset, Col)                                        \
   template void launch_numeric<Value, Offset, Col>(                                           \
-      const DeviceLimits&, const BinLayout&, const NumericArgs<Value, Offset, Col>&, int, int, \
-      bool, bool, const Schedule&, const LaunchStreams&);
+      const Choices&, const NumericArgs<Value, Offset, Col>&, int, int, bool, bool,            \
+      const Schedule&, const LaunchStreams&);
 
 }  // namespace spgemm::cuda

@@ -401,125 +401,160 @@ __global__ void __launch_bounds__(kThreadRowBlockThreads)
   }
 }
 
-// A launch over the set's rows: b is the launch of its last bin (the
-// largest table), first_table the table of its first.
-template <Group G, bool Addend, class Offset, class Col>
-void launch_hash_bin(const DeviceLimits& limits, const HashBinLaunch& b, int first_table,
-                     RowSet set, int rows_in_set, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int lanes,
-                     const int* terms, SymbolicRanges ranges, Offset* row_nnz,
-                     SmallFinish<Offset> finish, const AnalysisPass<Offset, Col>& analysis,
-                     bool defer, cudaStream_t stream) {
-  constexpr bool kWarp = G == Group::warp;
-  const long long words = (static_cast<long long>(B.num_cols) + 31) / 32;
-  const int threads = b.spec.block_threads;
-  const int group_threads = G == Group::block ? threads : static_cast<int>(G);
-  const int log2_table = log2_of_pow2(first_table);
-  const int b_words = static_cast<int>(std::min<long long>(words, INT_MAX));
-  const int group_lanes = std::min(lanes, group_threads);
-  if (finish.total) {  // a small product's one launch (no ranges)
-    auto kernel = small_symbolic_kernel<G, Addend, Offset, Col>;
-    const int resident = resident_blocks(kernel, threads, b.smem_bytes, limits);
-    const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
-    // (its pass of the analysis: blocks of their own after the rows')
-    finish.analysis_blocks = analysis.work > 0 ? grid_for(analysis.work, threads, resident) : 0;
-    launch(kernel, grid + finish.analysis_blocks, threads, b.smem_bytes, stream, A, B, D, set,
-           log2_table, b_words, group_lanes, row_nnz, finish, analysis);
-    return;
-  }
-  // (where B's columns fit every table's bits, their bitmask covers every
-  // row's range; blocks number their rows' products where B's rows are
-  // short and the scratch fits, or else those of the last bin put long rows
-  // of B aside, Defer)
-  const size_t numbered_smem =
-      scratch_offset(b.smem_bytes) + ordered_scratch_bytes(threads, sizeof(Offset));
-  const bool numbered = !kWarp && lanes <= kSymbolicNumberedMaxLanes &&
-                        numbered_smem <= limits.max_smem_per_block;
-  auto pick = [&] {
-    if constexpr (kWarp) {
-      return ranges.widths && words > first_table
-                 ? (terms ? hash_symbolic_kernel<G, Addend, true, true, Offset, Col>
-                          : hash_symbolic_kernel<G, Addend, false, true, Offset, Col>)
-                 : (terms ? hash_symbolic_kernel<G, Addend, true, false, Offset, Col>
-                          : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>);
-    } else {
-      return numbered ? bounded_symbolic_kernel<Addend, true, Offset, Col>
-             : defer  ? bounded_symbolic_kernel<Addend, false, Offset, Col>
-                      : hash_symbolic_kernel<G, Addend, false, false, Offset, Col>;
-    }
-  };
-  auto kernel = pick();
-  const size_t smem = numbered ? numbered_smem : b.smem_bytes;
-  const int grid =
-      grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits));
-  launch(kernel, grid, threads, smem, stream, A, B, D, set, log2_table, b_words, group_lanes, terms,
-         ranges, row_nnz);
-}
-
-// The schedule's kernels (compiled with or without D's loop, see numeric.cuh).
+// The symbolic phase's launches: for each of the schedule's launches the
+// kernel that Choices::symbolic_kernel names (dispatch/choice.hpp), with its
+// grid and shared memory (compiled with or without D, see numeric.cuh).
 template <bool Addend, class Offset, class Col>
-void launch_bins(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                 Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                 const int* terms, SymbolicRanges ranges, const Schedule& s, Offset* row_nnz,
-                 const SmallFinish<Offset>* small, const AnalysisPass<Offset, Col>* pass,
-                 const LaunchStreams& streams) {
-  const SmallFinish<Offset> finish = small ? *small : SmallFinish<Offset>{};
-  const AnalysisPass<Offset, Col> analysis = pass ? *pass : AnalysisPass<Offset, Col>{};
-  for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
-                                                       cudaStream_t stream) {
-    if (bin > layout.dense_bin()) {  // the thread bin
-      auto kernel = thread_symbolic_kernel<Addend, Offset, Col>;
-      const int grid = grid_for(
-          rows_in_set, kThreadRowBlockThreads,
-          resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadSymbolicCarveout));
-      launch(kernel, grid, kThreadRowBlockThreads, 0, stream, A, B, D, set, row_nnz);
-      return;
+class SymbolicLaunches {
+ public:
+  SymbolicLaunches(const Choices& choices, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                   Pattern<Offset, Col> D, int lanes, const int* terms, SymbolicRanges ranges,
+                   Offset* row_nnz, const SmallFinish<Offset>* small,
+                   const AnalysisPass<Offset, Col>* pass)
+      : choices_(choices),
+        limits_(choices.limits()),
+        layout_(choices.layout(Phase::symbolic)),
+        A_(A),
+        B_(B),
+        D_(D),
+        lanes_(lanes),
+        terms_(terms),
+        ranges_(ranges),
+        row_nnz_(row_nnz),
+        finish_(small ? *small : SmallFinish<Offset>{}),
+        analysis_(pass ? *pass : AnalysisPass<Offset, Col>{}) {}
+
+  // One launch: bin `bin` (of a set of several warp bins, the last).
+  void operator()(int bin, RowSet set, int rows_in_set, cudaStream_t stream) {
+    const bool hash = bin < layout_.dense_bin();
+    const int first_bin = hash ? bin - set.bins + 1 : bin;
+    const SymbolicLaunch q{bin, first_bin, finish_.total != nullptr, ranges_.widths != nullptr,
+                           terms_ != nullptr, B_.num_cols, lanes_};
+    switch (choices_.symbolic_kernel(q)) {
+      case SymbolicKernel::thread_row: {
+        auto kernel = thread_symbolic_kernel<Addend, Offset, Col>;
+        const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
+                                  resident_blocks(kernel, kThreadRowBlockThreads, 0, limits_,
+                                                  kThreadSymbolicCarveout));
+        launch(kernel, grid, kThreadRowBlockThreads, 0, stream, A_, B_, D_, set, row_nnz_);
+        return;
+      }
+      case SymbolicKernel::dense_window: {
+        auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
+        const size_t smem = dynamic_smem_limit(kernel, limits_) / 128 * 128;
+        const int grid =
+            grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits_));
+        launch(kernel, grid, kDenseBlockThreads, smem, stream, A_, B_, D_, set,
+               static_cast<int>(smem / 4), lanes_, row_nnz_);
+        return;
+      }
+      case SymbolicKernel::small_warp:
+        return small(small_symbolic_kernel<Group::warp, Addend, Offset, Col>, bin, first_bin, set,
+                     rows_in_set, stream);
+      case SymbolicKernel::small_block:
+        return small(small_symbolic_kernel<Group::block, Addend, Offset, Col>, bin, first_bin,
+                     set, rows_in_set, stream);
+      case SymbolicKernel::warp_hash:
+        return binned(hash_symbolic_kernel<Group::warp, Addend, false, false, Offset, Col>, bin,
+                      first_bin, set, rows_in_set, tables(bin), nullptr, stream);
+      case SymbolicKernel::warp_hash_matched:
+        return binned(hash_symbolic_kernel<Group::warp, Addend, true, false, Offset, Col>, bin,
+                      first_bin, set, rows_in_set, tables(bin), terms_, stream);
+      case SymbolicKernel::warp_range_mask:
+        return binned(hash_symbolic_kernel<Group::warp, Addend, false, true, Offset, Col>, bin,
+                      first_bin, set, rows_in_set, tables(bin), nullptr, stream);
+      case SymbolicKernel::warp_range_mask_matched:
+        return binned(hash_symbolic_kernel<Group::warp, Addend, true, true, Offset, Col>, bin,
+                      first_bin, set, rows_in_set, tables(bin), terms_, stream);
+      case SymbolicKernel::block_hash:
+        return binned(hash_symbolic_kernel<Group::block, Addend, false, false, Offset, Col>, bin,
+                      first_bin, set, rows_in_set, tables(bin), nullptr, stream);
+      case SymbolicKernel::block_numbered:
+        return binned(bounded_symbolic_kernel<Addend, true, Offset, Col>, bin, first_bin, set,
+                      rows_in_set, choices_.numbered_symbolic_smem(bin), nullptr, stream);
+      case SymbolicKernel::block_deferred:
+        return binned(bounded_symbolic_kernel<Addend, false, Offset, Col>, bin, first_bin, set,
+                      rows_in_set, tables(bin), nullptr, stream);
+      case SymbolicKernel::count:
+        break;
     }
-    if (bin == layout.dense_bin()) {
-      auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
-      const size_t smem = dynamic_smem_limit(kernel, limits) / 128 * 128;
-      const int grid =
-          grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-      launch(kernel, grid, kDenseBlockThreads, smem, stream, A, B, D, set,
-             static_cast<int>(smem / 4), lanes, row_nnz);
-      return;
-    }
-    const HashBinLaunch& b = layout.hash[bin];  // (of a set of several: the last)
-    const HashBinSpec& first = layout.hash[bin - set.bins + 1].spec;
-    // rows of few terms are only in the bins of few (a row's size is at
-    // most its terms) or in a small product's one launch (which counts its
-    // rows' terms itself); the others are compiled without the path, which
-    // slows them down (`spgemm-bench --gen uniform:500000:8`, rows of 64
-    // terms, sym)
-    const bool matched = first.max_size <= kSymbolicMatchTerms;
-    if (b.spec.group == Group::warp)
-      launch_hash_bin<Group::warp, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
-                                           D, lanes, matched ? terms : nullptr, ranges, row_nnz,
-                                           finish, analysis, false, stream);
-    else
-      launch_hash_bin<Group::block, Addend>(limits, b, first.table_size, set, rows_in_set, A, B,
-                                            D, lanes, nullptr, ranges, row_nnz, finish, analysis,
-                                            bin == layout.dense_bin() - 1, stream);
-  });
-}
+    fail(SPGEMM_STATUS_INTERNAL_ERROR, "no symbolic kernel for the choice");
+  }
+
+ private:
+  // A small product's one launch over all rows (no ranges), with its pass
+  // of the analysis in blocks of their own after the rows'.
+  template <class Kernel>
+  void small(Kernel kernel, int bin, int first_bin, RowSet set, int rows_in_set,
+             cudaStream_t stream) {
+    const HashBinLaunch& b = layout_.hash[bin];
+    const int threads = b.spec.block_threads;
+    const int resident = resident_blocks(kernel, threads, b.smem_bytes, limits_);
+    const int grid = grid_for(rows_in_set, b.rows_per_block, resident);
+    SmallFinish<Offset> finish = finish_;
+    finish.analysis_blocks = analysis_.work > 0 ? grid_for(analysis_.work, threads, resident) : 0;
+    launch(kernel, grid + finish.analysis_blocks, threads, b.smem_bytes, stream, A_, B_, D_, set,
+           log2_table(first_bin), b_words(), group_lanes(b.spec), row_nnz_, finish, analysis_);
+  }
+
+  // A binned launch of hash bins first_bin .. bin with `smem` bytes of
+  // shared memory; `terms`: the rows' terms, for the kernels that match
+  // columns (__match_any_sync), else nullptr.
+  template <class Kernel>
+  void binned(Kernel kernel, int bin, int first_bin, RowSet set, int rows_in_set, size_t smem,
+              const int* terms, cudaStream_t stream) {
+    const HashBinLaunch& b = layout_.hash[bin];
+    const int threads = b.spec.block_threads;
+    const int grid =
+        grid_for(rows_in_set, b.rows_per_block, resident_blocks(kernel, threads, smem, limits_));
+    launch(kernel, grid, threads, smem, stream, A_, B_, D_, set, log2_table(first_bin), b_words(),
+           group_lanes(b.spec), terms, ranges_, row_nnz_);
+  }
+
+  size_t tables(int bin) const { return layout_.hash[bin].smem_bytes; }
+  int log2_table(int bin) const { return log2_of_pow2(layout_.hash[bin].spec.table_size); }
+  // B's columns in 32-bit words (where they fit every table's bits, their
+  // bitmask covers every row's range)
+  int b_words() const {
+    return static_cast<int>(
+        std::min<long long>((static_cast<long long>(B_.num_cols) + 31) / 32, INT_MAX));
+  }
+  int group_lanes(const HashBinSpec& spec) const {
+    return std::min(lanes_, spec.group == Group::block ? spec.block_threads
+                                                       : static_cast<int>(spec.group));
+  }
+
+  const Choices& choices_;
+  const DeviceLimits& limits_;
+  const BinLayout& layout_;
+  Pattern<Offset, Col> A_, B_, D_;
+  int lanes_;
+  const int* terms_;
+  SymbolicRanges ranges_;
+  Offset* row_nnz_;
+  SmallFinish<Offset> finish_;
+  AnalysisPass<Offset, Col> analysis_;
+};
 
 }  // namespace
 
 template <class Offset, class Col>
-void launch_symbolic(const DeviceLimits& limits, const BinLayout& layout, Pattern<Offset, Col> A,
-                     Pattern<Offset, Col> B, Pattern<Offset, Col> D, int rows, int lanes,
-                     const int* terms, SymbolicRanges ranges, const Schedule& schedule,
-                     Offset* row_nnz, const SmallFinish<Offset>* small,
-                     const AnalysisPass<Offset, Col>* analysis, const LaunchStreams& streams) {
+void launch_symbolic(const Choices& choices, Pattern<Offset, Col> A, Pattern<Offset, Col> B,
+                     Pattern<Offset, Col> D, int rows, int lanes, const int* terms,
+                     SymbolicRanges ranges, const Schedule& schedule, Offset* row_nnz,
+                     const SmallFinish<Offset>* small, const AnalysisPass<Offset, Col>* analysis,
+                     const LaunchStreams& streams) {
   with_flag(D.offsets != nullptr, [&](auto addend) {
-    launch_bins<addend>(limits, layout, A, B, D, rows, lanes, terms, ranges, schedule, row_nnz,
-                        small, analysis, streams);
+    for_each_scheduled_bin(choices.layout(Phase::symbolic), rows, schedule, streams,
+                           SymbolicLaunches<addend, Offset, Col>(choices, A, B, D, lanes, terms,
+                                                                 ranges, row_nnz, small,
+                                                                 analysis));
   });
 }
 
 #define SPGEMM_INSTANTIATE_SYMBOLIC(Offset, Col)                                             \
-  template void launch_symbolic<Offset, Col>(const DeviceLimits&, const BinLayout&,          \
-                                             Pattern<Offset, Col>, Pattern<Offset, Col>,      \
+  template void launch_symbolic<Offset, Col>(const Choices&, Pattern<Offset, Col>,            \
+                                             Pattern<Offset, Col>,                            \
                                              Pattern<Offset, Col>, int, int, const int*,      \
                                              SymbolicRanges, const Schedule&, Offset*,        \
                                              const SmallFinish<Offset>*,                      \

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every kernel of the GPU engine's choice table (src/cuda/dispatch/choice.hpp:
+// SymbolicKernel, NumericKernel) run in every value type and index layout
+// against the oracle. Products shaped for each kernel run with the choices
+// left to the rules and forced (SPGEMM_TEST_GPU_CHOICE) where both ways
+// compute the product, in both numeric modes, each with a second numeric
+// phase on new values (the reuse of C's columns); the choices made are
+// logged (SPGEMM_TEST_GPU_CHOICE_LOG), and a kernel that none of them chose
+// fails the test: a new entry of the table needs a product here that runs it.
+#include "catch_main_skip.hpp"
+#include "device_product.hpp"
+#include "layout_product.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace spgemm_test;
+
+namespace {
+
+// A product and the rows it is shaped for.
+struct Shaped {
+  std::string name;
+  HostCsr<double> A, B;
+  std::optional<HostCsr<double>> D;
+};
+
+// Small enough that every product takes milliseconds; each comment names
+// the kernels its rows are meant for (on an H100 or H200).
+std::vector<Shaped> shaped_products() {
+  std::vector<Shaped> out;
+  const auto poisson = poisson2d_5pt(60);  // 3,600 rows of 25 terms
+  // small warp rows, sort rows of K = 1; forced: thread rows, warp hashes
+  out.push_back({"poisson2d:60", poisson, poisson, std::nullopt});
+  // the same with D (the kernels compiled with the addend)
+  out.push_back({"poisson2d:60 + D", poisson, poisson, poisson2d_5pt(60, 2)});
+  // a small product of few rows: a block a row
+  const auto few = uniform_random(200, 200, 5, 3);
+  out.push_back({"200 rows of 25 terms", few, few, std::nullopt});
+  // rows of ~36 terms: sort rows of K = 2
+  const auto k2 = uniform_random(3000, 3000, 6, 4);
+  out.push_back({"rows of 36 terms", k2, k2, std::nullopt});
+  // rows of ~100 terms: warp hashes in both phases
+  const auto warp = uniform_random(3000, 3000, 10, 5);
+  out.push_back({"rows of 100 terms", warp, warp, std::nullopt});
+  // B wider than the small tables' bits, rows of ~30 terms: a bitmask over
+  // the row's range where ranges are measured, matched columns
+  out.push_back({"rows of 30 terms over 20000 columns", uniform_random(3000, 20000, 3, 6),
+                 uniform_random(20000, 20000, 10, 7), std::nullopt});
+  // narrow ranges of many terms: the range bitmask of larger warp bins
+  const auto band = banded(20000, 8, 8);
+  out.push_back({"banded:20000:8", band, band, std::nullopt});
+  // block rows, long rows of B: block hashes, lean and regular
+  const auto wide_b = uniform_random(20000, 20000, 20, 9);
+  out.push_back({"block rows over rows of B of 20", uniform_random(2000, 20000, 40, 10), wide_b,
+                 std::nullopt});
+  // block rows over rows of B of 8: numbered symbolic blocks
+  out.push_back({"block rows over rows of B of 8", uniform_random(2000, 20000, 100, 11),
+                 uniform_random(20000, 20000, 8, 12), std::nullopt});
+  // rows of the last hash bin, B within its table: deferred rows of B in
+  // the symbolic phase, rows split among blocks where forced
+  out.push_back({"last hash bin rows", uniform_random(32, 8000, 400, 13),
+                 uniform_random(8000, 8000, 20, 14), std::nullopt});
+  // rows beyond every table: dense windows in both phases, with and without D
+  const auto long_a = uniform_random(64, 20000, 1000, 15);
+  out.push_back({"rows of 20000 terms", long_a, wide_b, std::nullopt});
+  out.push_back({"rows of 20000 terms + D", long_a, wide_b, uniform_random(64, 20000, 50, 16)});
+  return out;
+}
+
+// The runs of every product: SPGEMM_TEST_GPU_CHOICE and the numeric mode.
+struct Run {
+  const char* forced;
+  bool ordered;
+};
+const Run kRuns[] = {
+    {"", true},
+    {"", false},
+    {"small=never", true},
+    {"small=never", false},
+    {"small=never,lean=always,split=always,ranges=always", true},
+    {"small=never,thread_rows=always,lean=always,ranges=always", false},
+    {"small=never,thread_rows=never,lean=never,split=never,ranges=never,few_launches=never,"
+     "matched=never",
+     true},
+    {"small=never,symbolic_block=numbered", true},
+    {"small=never,symbolic_block=deferred", true},
+    {"small=never,symbolic_block=hash", true},
+};
+
+// Sets an environment variable for its lifetime.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+const char* const kSymbolicKernels[] = {
+    "small_warp",        "small_block",     "thread_row",
+    "warp_hash",         "warp_hash_matched", "warp_range_mask",
+    "warp_range_mask_matched", "block_hash", "block_numbered",
+    "block_deferred",    "dense_window"};
+const char* const kNumericKernels[] = {"thread_row", "sort_row_1", "sort_row_2",
+                                       "warp_hash",  "block_hash", "block_hash_lean",
+                                       "split_row",  "dense_window"};
+
+// Every product of shaped_products in layout L, every run, against the
+// oracle; then every kernel of the table must be in the log.
+template <class L>
+void check_kernels() {
+  using V = typename L::Value;
+  const std::string log = "kernel_choices_" + std::to_string(sizeof(V)) + "_" +
+                          std::to_string(sizeof(typename L::Offset)) + "_" +
+                          std::to_string(sizeof(typename L::Col)) + ".log";
+  std::remove(log.c_str());
+  std::vector<std::string> failures;
+  {
+    const ScopedEnv logging("SPGEMM_TEST_GPU_CHOICE_LOG", log);
+    const V alpha = V(-1.5), beta = V(0.75);
+    for (const Shaped& s : shaped_products()) {
+      const HostCsr<V> A = convert_values<V>(s.A), B = convert_values<V>(s.B);
+      HostCsr<V> A2 = A, B2 = B;
+      randomize_values(A2, 21);
+      randomize_values(B2, 22);
+      std::optional<HostCsr<V>> D, D2;
+      if (s.D) {
+        D = convert_values<V>(*s.D);
+        D2 = *D;
+        randomize_values(*D2, 23);
+      }
+      const auto C = reference_spgemm(A, B, alpha, D ? &*D : nullptr, beta);
+      const auto C2 = reference_spgemm(A2, B2, alpha, D2 ? &*D2 : nullptr, beta);
+      ProductOptions<V> options;
+      if (D) {
+        options.D = &*D;
+        options.D2 = &*D2;
+        options.beta = beta;
+      }
+      for (const Run& run : kRuns) {
+        const ScopedEnv forced("SPGEMM_TEST_GPU_CHOICE", run.forced);
+        Handle handle;
+        spgemm_ok(spgemmSetDeterministic(handle.h, run.ordered ? 1 : 0), "spgemmSetDeterministic");
+        const auto got = layout_product<V, typename L::Offset, typename L::Col>(
+            handle.h, A, B, A2, B2, alpha, 0, SPGEMM_MEMORY_DEVICE, options);
+        std::string diff = compare_csr(got.first, C, default_rtol<V>());
+        if (diff.empty()) diff = compare_csr(got.second, C2, default_rtol<V>());
+        if (!diff.empty())
+          failures.push_back(s.name + ", '" + run.forced + "'" +
+                             (run.ordered ? "" : ", unordered") + ": " + diff);
+      }
+    }
+  }
+  for (const std::string& f : failures) FAIL_CHECK(f);
+  CHECK(failures.empty());
+  std::set<std::string> chosen;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string phase, kernel;
+    words >> phase >> kernel;
+    chosen.insert(phase + " " + kernel);
+  }
+  for (const char* k : kSymbolicKernels) {
+    INFO("symbolic " << k);
+    CHECK(chosen.count(std::string("symbolic ") + k) == 1);
+  }
+  for (const char* k : kNumericKernels) {
+    INFO("numeric " << k);
+    CHECK(chosen.count(std::string("numeric ") + k) == 1);
+  }
+  CHECK(chosen.size() == std::size(kSymbolicKernels) + std::size(kNumericKernels));
+  std::remove(log.c_str());
+}
+
+}  // namespace
+
+TEMPLATE_LIST_TEST_CASE("GPU: every kernel of the choice table, every layout", "[gpu][choice]",
+                        AllLayouts) {
+  check_kernels<TestType>();
+}
+
+int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

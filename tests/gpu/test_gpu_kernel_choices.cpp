@@ -67,8 +67,14 @@ std::vector<Shaped> shaped_products() {
                  uniform_random(20000, 20000, 8, 12), std::nullopt});
   // rows of the last hash bin, B within its table: deferred rows of B in
   // the symbolic phase, rows split among blocks where forced
-  out.push_back({"last hash bin rows", uniform_random(32, 8000, 400, 13),
-                 uniform_random(8000, 8000, 20, 14), std::nullopt});
+  // (the last hash bin holds rows of at most 8192 nnz where its table fits
+  // the shared memory, of 4096 for complex128's wider slots: ~5000 and
+  // ~2500 nnz)
+  const auto b_in_table = uniform_random(8000, 8000, 20, 14);
+  out.push_back({"last hash bin rows", uniform_random(32, 8000, 400, 13), b_in_table,
+                 std::nullopt});
+  out.push_back({"rows of 2500 nnz", uniform_random(32, 8000, 150, 17), b_in_table,
+                 std::nullopt});
   // rows beyond every table: dense windows in both phases, with and without D
   const auto long_a = uniform_random(64, 20000, 1000, 15);
   out.push_back({"rows of 20000 terms", long_a, wide_b, std::nullopt});

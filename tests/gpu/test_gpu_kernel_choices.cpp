@@ -10,6 +10,7 @@
 #include "catch_main_skip.hpp"
 #include "device_product.hpp"
 #include "layout_product.hpp"
+#include "shaped_case.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -25,13 +26,6 @@
 using namespace spgemm_test;
 
 namespace {
-
-// A product and the rows it is shaped for.
-struct Shaped {
-  std::string name;
-  HostCsr<double> A, B;
-  std::optional<HostCsr<double>> D;
-};
 
 // Small enough that every product takes milliseconds; each comment names
 // the kernels its rows are meant for (on an H100 or H200).
@@ -102,27 +96,12 @@ const Run kRuns[] = {
     {"small=never,symbolic_block=hash", true},
 };
 
-// Sets an environment variable for its lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
 const char* const kSymbolicKernels[] = {
-    "small_warp",        "small_block",     "thread_row",
-    "warp_hash",         "warp_hash_matched", "warp_range_mask",
-    "warp_range_mask_matched", "block_hash", "block_numbered",
-    "block_deferred",    "dense_window"};
-const char* const kNumericKernels[] = {"thread_row", "sort_row_1", "sort_row_2",
-                                       "warp_hash",  "block_hash", "block_hash_lean",
+    "small_warp",      "small_block",       "thread_row",     "warp_hash",
+    "warp_hash_matched", "warp_range_mask", "warp_range_mask_matched", "block_hash",
+    "block_numbered",  "block_deferred",    "dense_window"};
+const char* const kNumericKernels[] = {"thread_row", "sort_row_1",      "sort_row_2",
+                                       "warp_hash",  "block_hash",      "block_hash_lean",
                                        "split_row",  "dense_window"};
 
 // Every product of shaped_products in layout L, every run, against the
@@ -137,36 +116,24 @@ void check_kernels() {
   std::vector<std::string> failures;
   {
     const ScopedEnv logging("SPGEMM_TEST_GPU_CHOICE_LOG", log);
-    const V alpha = V(-1.5), beta = V(0.75);
-    for (const Shaped& s : shaped_products()) {
-      const HostCsr<V> A = convert_values<V>(s.A), B = convert_values<V>(s.B);
-      HostCsr<V> A2 = A, B2 = B;
-      randomize_values(A2, 21);
-      randomize_values(B2, 22);
-      std::optional<HostCsr<V>> D, D2;
-      if (s.D) {
-        D = convert_values<V>(*s.D);
-        D2 = *D;
-        randomize_values(*D2, 23);
-      }
-      const auto C = reference_spgemm(A, B, alpha, D ? &*D : nullptr, beta);
-      const auto C2 = reference_spgemm(A2, B2, alpha, D2 ? &*D2 : nullptr, beta);
+    for (const Shaped& shaped : shaped_products()) {
+      const ShapedCase<V> c(shaped);
       ProductOptions<V> options;
-      if (D) {
-        options.D = &*D;
-        options.D2 = &*D2;
-        options.beta = beta;
+      if (c.D) {
+        options.D = &*c.D;
+        options.D2 = &*c.D2;
+        options.beta = c.beta;
       }
       for (const Run& run : kRuns) {
         const ScopedEnv forced("SPGEMM_TEST_GPU_CHOICE", run.forced);
         Handle handle;
         spgemm_ok(spgemmSetDeterministic(handle.h, run.ordered ? 1 : 0), "spgemmSetDeterministic");
         const auto got = layout_product<V, typename L::Offset, typename L::Col>(
-            handle.h, A, B, A2, B2, alpha, 0, SPGEMM_MEMORY_DEVICE, options);
-        std::string diff = compare_csr(got.first, C, default_rtol<V>());
-        if (diff.empty()) diff = compare_csr(got.second, C2, default_rtol<V>());
+            handle.h, c.A, c.B, c.A2, c.B2, c.alpha, 0, SPGEMM_MEMORY_DEVICE, options);
+        std::string diff = compare_csr(got.first, c.C, default_rtol<V>());
+        if (diff.empty()) diff = compare_csr(got.second, c.C2, default_rtol<V>());
         if (!diff.empty())
-          failures.push_back(s.name + ", '" + run.forced + "'" +
+          failures.push_back(c.name + ", '" + run.forced + "'" +
                              (run.ordered ? "" : ", unordered") + ": " + diff);
       }
     }

@@ -6,6 +6,7 @@
 // log of the choices made (SPGEMM_TEST_GPU_CHOICE_LOG).
 #include "core/error.hpp"
 #include "cuda/dispatch/choice.hpp"
+#include "shaped_case.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -18,6 +19,7 @@
 namespace {
 
 using namespace spgemm::cuda;
+using spgemm_test::ScopedEnv;
 
 // An H100 SXM's limits.
 spgemm::DeviceLimits h100() {
@@ -30,23 +32,6 @@ spgemm::DeviceLimits h100() {
   limits.l2_bytes = 50 << 20;
   return limits;
 }
-
-// Sets (or clears) an environment variable for its lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
 
 // Choices for fp64 values and 32-bit offsets, under `forced` (nullopt: none).
 struct Fp64Choices {

@@ -11,6 +11,7 @@
 #include "csr_defects.hpp"
 #include "extreme_cases.hpp"
 #include "layout_product.hpp"
+#include "shaped_case.hpp"
 
 #include <catch2/catch.hpp>
 #include <omp.h>
@@ -32,30 +33,19 @@ const int kThreads[] = {1, 2, 3};
 // Sets SPGEMM_TEST_HOST_ROW_METHOD and the OpenMP threads for its lifetime.
 class ForcedRun {
  public:
-  ForcedRun(const char* method, int threads) : threads_(omp_get_max_threads()) {
-    if (*method)
-      setenv("SPGEMM_TEST_HOST_ROW_METHOD", method, 1);
-    else
-      unsetenv("SPGEMM_TEST_HOST_ROW_METHOD");
+  ForcedRun(const char* method, int threads)
+      : method_("SPGEMM_TEST_HOST_ROW_METHOD",
+                *method ? std::optional<std::string>(method) : std::nullopt),
+        threads_(omp_get_max_threads()) {
     omp_set_num_threads(threads);
   }
-  ~ForcedRun() {
-    unsetenv("SPGEMM_TEST_HOST_ROW_METHOD");
-    omp_set_num_threads(threads_);
-  }
+  ~ForcedRun() { omp_set_num_threads(threads_); }
   ForcedRun(const ForcedRun&) = delete;
   ForcedRun& operator=(const ForcedRun&) = delete;
 
  private:
+  ScopedEnv method_;
   int threads_;
-};
-
-// A product C = alpha * A * B (+ beta * D), in double, with the method the
-// analysis should choose for most of its rows.
-struct Shaped {
-  std::string name;
-  HostCsr<double> A, B;
-  std::optional<HostCsr<double>> D;
 };
 
 // Each has more than kMinProductsForThreads (65536) products and 256 rows
@@ -102,29 +92,6 @@ std::vector<Shaped> shaped_products() {
   out.push_back({"banded:2000:4 + D of a wider band", band, band, banded(2000, 9, 15)});
   return out;
 }
-
-template <class V>
-struct ShapedCase {
-  std::string name;
-  HostCsr<V> A, B, A2, B2;
-  std::optional<HostCsr<V>> D, D2;
-  ReferenceProduct<V> C, C2;
-  static constexpr V alpha = V(-1.5);
-  static constexpr V beta = V(0.75);
-
-  explicit ShapedCase(const Shaped& s)
-      : name(s.name), A(convert_values<V>(s.A)), B(convert_values<V>(s.B)), A2(A), B2(B) {
-    randomize_values(A2, 21);
-    randomize_values(B2, 22);
-    if (s.D) {
-      D = convert_values<V>(*s.D);
-      D2 = *D;
-      randomize_values(*D2, 23);
-    }
-    C = reference_spgemm(A, B, alpha, D ? &*D : nullptr, beta);
-    C2 = reference_spgemm(A2, B2, alpha, D2 ? &*D2 : nullptr, beta);
-  }
-};
 
 // Every case in layout L, both index bases: each forced method and thread
 // count against the oracle, and bitwise against the analysis' own choice on

@@ -8,7 +8,7 @@
 //             small summary (nnz(C) and the numeric bin counts): the only
 //             host synchronization of a large product (posted to the
 //             host, cuda/post.cuh, as analyze's readback is)
-//   numeric:  per bin (kernels/numeric.cuh), exact grids from the summary;
+//   numeric:  per bin (kernels/numeric/), exact grids from the summary;
 //             from the second numeric phase into the same arrays of C on,
 //             rows keep the column indices already there if they still hold
 //             (kernels/known_columns.cuh) and only get new values.

@@ -21,7 +21,7 @@
 // columns being distinct, a lane is its column's rank); with K = 2 the terms
 // are sorted before any combining, a column's terms come out adjacent and
 // the first adds them in the combining's order (write_row_of_terms, which
-// such rows take in the later phases too: kernels/numeric.cuh).
+// such rows take in the later phases too: kernels/numeric/sort_rows.cuh).
 // Otherwise only the representatives' columns are sorted and ranked, and
 // each representative finds its column by a binary search over the sorted
 // elements through shuffles, as later phases do in C's columns (which they

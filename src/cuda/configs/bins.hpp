@@ -241,7 +241,7 @@ inline constexpr int kHeavyRowTerms = 16384;
 // SMs, the deterministic numeric phase splits each of its rows among up to
 // kSplitRowsMaxParts blocks, a part per kSplitRowsPartTerms terms, which add
 // their sums in turn through a dense array in device memory,
-// kSplitRowsAddBatch columns a thread at a time (kernels/numeric.cuh's
+// kSplitRowsAddBatch columns a thread at a time (kernels/numeric/split_rows.cuh's
 // split_numeric_kernel); more parts wait longer for the ones before. Only
 // for B whose columns fit the bin's table (direct slots: through a hash
 // table every add is a chain of dependent loads) and a scratch of at most
@@ -360,7 +360,7 @@ inline constexpr double kWholeRowsMinUse = 0.4;
 // banded:500000:16 --gen stencil27:64 rgg_n_2_15_s0.mtx.gz`, unordered).
 inline constexpr double kUnorderedWholeRowsMinUse = 0.5;
 // The same for the dense kernel's rows summed at their columns' ranks in one
-// pass (kernels/numeric.cuh, accumulators/ranked_row.cuh): rows of 1024
+// pass (kernels/numeric/dense_rows.cuh, accumulators/ranked_row.cuh): rows of 1024
 // threads whose terms the other order would number, search, combine and
 // add in 32 turns per batch. The best of 0.1-0.4 for rmat:16:16's rows of B
 // of ~400 entries; 0.2 for every kernel would slow down stencil27:64

@@ -24,7 +24,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
     // the ordered numeric kernel's scratch: behind the tables for blocks,
-    // static for warps, sized for their largest block (numeric.cuh)
+    // static for warps, sized for their largest block (kernels/numeric/hash_rows.cuh)
     const bool numeric = phase == Phase::numeric;
     if (numeric && spec.max_size > kNumericHashMaxNnz) break;
     const bool block = spec.group == Group::block;

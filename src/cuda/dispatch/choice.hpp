@@ -156,7 +156,7 @@ enum class SymbolicKernel : int {
   count
 };
 
-// The numeric phase's kernels (kernels/numeric.cuh).
+// The numeric phase's kernels (kernels/numeric/).
 enum class NumericKernel : int {
   thread_row,       // the thread bin: a thread a row
   sort_row_1,       // a warp's registers, 1 term a lane

@@ -44,7 +44,7 @@ void with_sort_registers(int k, F&& f) {
 }
 
 // The last hash bin's rows split among blocks in the numeric phase
-// (dispatch/choice.hpp's Choices::split_parts; numeric.cuh's split_numeric_kernel),
+// (dispatch/choice.hpp's Choices::split_parts; numeric/split_rows.cuh's split_numeric_kernel),
 // and their scratch (configs/bins.hpp's SplitRowsLayout): parts 0
 // where they are not split.
 struct SplitRows {

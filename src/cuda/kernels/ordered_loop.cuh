@@ -82,7 +82,7 @@ __device__ void add_terms_in_order(long long count, int rank, int threads, Term&
   }
 }
 
-// Columns [begin, end) of a dense window (numeric.cuh): the ordered adds
+// Columns [begin, end) of a dense window (numeric/dense_rows.cuh): the ordered adds
 // number only the terms of B's entries there, found by a binary search in
 // each row of B, where B's rows are sorted (b_disorder reads 0). Empty
 // (end <= begin): every term, filtered by locate.
@@ -145,7 +145,7 @@ __device__ __forceinline__ void add_b_row_whole(const NumericArgs<Value, Offset,
 // --gen longrows:20000 --gen rmat:16:16 orani678.mtx.gz`, num).
 // add_row_in_order takes the whole row; add_entries_in_order the products
 // of A's entries [a_begin, a_begin + entries) of one row and not D's (a part
-// of a split row: numeric.cuh's split_numeric_kernel).
+// of a split row: numeric/split_rows.cuh's split_numeric_kernel).
 template <bool WholeLong, class Value, class Offset, class Col, class Locate>
 __device__ void add_entries_in_order(const NumericArgs<Value, Offset, Col>& args, Offset a_begin,
                                      int entries, int rank, int threads,

@@ -74,16 +74,8 @@ void reuse_setup(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseSpMatD
                  "cusparseSpGEMMreuse_nnz");
   buffer1.reset();
   buffer2.reset();
-  int64_t r = 0, k = 0;
-  check_cusparse(cusparseSpMatGetSize(c, &r, &k, &out.nnz), "cusparseSpMatGetSize");
-  const auto nnz = static_cast<size_t>(out.nnz);
-  out.row_offsets =
-      Buffer::allocate(mem, (static_cast<size_t>(rows) + 1) * sizeof(int32_t), "C row offsets");
-  out.col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
-  out.values = Buffer::allocate(mem, nnz * value_bytes(type), "C values");
-  check_cusparse(
-      cusparseCsrSetPointers(c, out.row_offsets.get(), out.col_ind.get(), out.values.get()),
-      "cusparseCsrSetPointers");
+  out.nnz = allocate_c_arrays(c, rows, value_bytes(type), mem, out.row_offsets, out.col_ind,
+                              out.values);
   check_cusparse(cusparseSpGEMMreuse_copy(handle, kOp, kOp, a, b, c, kAlg, sp, &s5, nullptr),
                  "cusparseSpGEMMreuse_copy (size)");
   out.buffer5 = Buffer::allocate(mem, s5, "cuSPARSE reuse buffer 5");

@@ -343,16 +343,7 @@ CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
                                         &out.size2, out.buffer2.get()),
                  "cusparseSpGEMM_compute");
   tl.mark(3);
-  int64_t rows = 0, cols = 0;
-  check_cusparse(cusparseSpMatGetSize(c, &rows, &cols, &out.nnz), "cusparseSpMatGetSize");
-  const size_t nnz = static_cast<size_t>(out.nnz);
-  out.row_offsets =
-      Buffer::allocate(mem, (static_cast<size_t>(m) + 1) * sizeof(int32_t), "C row offsets");
-  out.col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
-  out.values = Buffer::allocate(mem, nnz * sizeof(V), "C values");
-  check_cusparse(
-      cusparseCsrSetPointers(c, out.row_offsets.get(), out.col_ind.get(), out.values.get()),
-      "cusparseCsrSetPointers");
+  out.nnz = allocate_c_arrays(c, m, sizeof(V), mem, out.row_offsets, out.col_ind, out.values);
   tl.mark(4);
   check_cusparse(cusparseSpGEMM_copy(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw),
                  "cusparseSpGEMM_copy");

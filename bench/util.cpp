@@ -22,6 +22,21 @@ void check_cusparse(cusparseStatus_t status, const char* what) {
                                cusparseGetErrorString(status)));
 }
 
+int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, size_t value_bytes,
+                          const MemCtx& mem, Buffer& row_offsets, Buffer& col_ind,
+                          Buffer& values) {
+  int64_t r = 0, k = 0, nnz = 0;
+  check_cusparse(cusparseSpMatGetSize(c, &r, &k, &nnz), "cusparseSpMatGetSize");
+  const auto n = static_cast<size_t>(nnz);
+  row_offsets =
+      Buffer::allocate(mem, (static_cast<size_t>(rows) + 1) * sizeof(int32_t), "C row offsets");
+  col_ind = Buffer::allocate(mem, n * sizeof(int32_t), "C column indices");
+  values = Buffer::allocate(mem, n * value_bytes, "C values");
+  check_cusparse(cusparseCsrSetPointers(c, row_offsets.get(), col_ind.get(), values.get()),
+                 "cusparseCsrSetPointers");
+  return nnz;
+}
+
 void check_spgemm(spgemmStatus_t status, const char* what) {
   if (status == SPGEMM_STATUS_SUCCESS) return;
   const char* detail = spgemmGetLastErrorMessage();

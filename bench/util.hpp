@@ -131,4 +131,11 @@ using CusparseMat =
 using CusparseSpgemm =
     std::unique_ptr<std::remove_pointer_t<cusparseSpGEMMDescr_t>, CusparseSpgemmDeleter>;
 
+// C's arrays for the nnz that cuSPARSE's SpGEMM computed into `c` (rows + 1
+// row offsets and nnz column indices, 32-bit; nnz values of value_bytes),
+// from `mem`, set on `c` for its copy; returns nnz(C).
+int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, size_t value_bytes,
+                          const MemCtx& mem, Buffer& row_offsets, Buffer& col_ind,
+                          Buffer& values);
+
 }  // namespace bench

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 namespace spgemm::cuda {
@@ -59,13 +60,15 @@ void launch_bins(const Choices& choices, const NumericArgs<Value, Offset, Col>& 
                                     kLeanBlockThreads, kLeanBlockMinBlocks>;
     const HashBinLaunch* b = bin < layout.dense_bin() ? &layout.hash[bin] : nullptr;
     const size_t tables = b ? (Ordered ? b->ordered_smem_bytes : b->smem_bytes) : 0;
-    const ResidentBlocks resident = [&](NumericKernel k) {
+    const auto resident = [&](NumericKernel k) {
       return k == NumericKernel::block_hash_lean
                  ? resident_blocks(lean, b->spec.block_threads, tables, limits)
                  : resident_blocks(block, b->spec.block_threads, tables, limits);
     };
     const NumericLaunch q{bin, rows_in_set, s.thread_rows, s.split.parts > 0, Ordered};
-    switch (choices.numeric_kernel(q, resident)) {
+    // (by reference: a std::function holding the lambda's captures would
+    // allocate at every launch)
+    switch (choices.numeric_kernel(q, std::cref(resident))) {
       case NumericKernel::dense_window: {
         auto kernel = dense_numeric_kernel<Addend, Ordered, Value, Offset, Col>;
         const size_t smem_limit = dynamic_smem_limit(kernel, limits);

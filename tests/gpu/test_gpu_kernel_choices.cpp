@@ -10,6 +10,7 @@
 #include "catch_main_skip.hpp"
 #include "device_product.hpp"
 #include "layout_product.hpp"
+#include "scoped_env.hpp"
 #include "shaped_case.hpp"
 
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 // log of the choices made (SPGEMM_TEST_GPU_CHOICE_LOG).
 #include "core/error.hpp"
 #include "cuda/dispatch/choice.hpp"
-#include "shaped_case.hpp"
+#include "scoped_env.hpp"
 
 #include <catch2/catch.hpp>
 

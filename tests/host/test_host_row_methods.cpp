@@ -11,6 +11,7 @@
 #include "csr_defects.hpp"
 #include "extreme_cases.hpp"
 #include "layout_product.hpp"
+#include "scoped_env.hpp"
 #include "shaped_case.hpp"
 
 #include <catch2/catch.hpp>

@@ -3,14 +3,14 @@
 // (+ beta * D), and its values in a test's value type with the oracle's
 // results: once as given, once with new values on the same structure (a
 // second numeric phase). Used by the tests that force each of a backend's
-// choices (test_host_row_methods, test_gpu_kernel_choices).
+// choices (test_host_row_methods, test_gpu_kernel_choices), with
+// scoped_env.hpp.
 #pragma once
 
 #include "csr_host.hpp"
 #include "generators.hpp"
 #include "reference.hpp"
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -44,23 +44,6 @@ struct ShapedCase {
     C = reference_spgemm(A, B, alpha, D ? &*D : nullptr, beta);
     C2 = reference_spgemm(A2, B2, alpha, D2 ? &*D2 : nullptr, beta);
   }
-};
-
-// Sets an environment variable (nullopt: unsets it) for its lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
 };
 
 }  // namespace spgemm_test

@@ -112,7 +112,6 @@ struct Record {
   std::string lib_error;
   LibTimes lib;
   double lib_numeric_again = kNaN;  // median of spgemmNumeric on an existing plan
-  double lib_numeric_unordered = kNaN;  // the same, spgemmSetDeterministic(handle, 0)
   int64_t lib_peak_bytes = -1;      // spgemmGetMemoryUsage peak, max over reps
   int lib_threads = -1;             // host backend: OpenMP threads (omp_get_max_threads)
   int64_t lib_heap_bytes = -1;      // host backend: peak heap beyond A, B and C, max over reps

@@ -188,11 +188,11 @@ void print_details(const std::vector<Record>& records, const RunInfo& info) {
     if (r.lib_ok) {
       fmt::print(
           "    libspgemm : setup {} analyze {} symbolic {} alloc {} numeric {} total {} "
-          "({} GFLOPS) | numeric again {} ({} GFLOPS), unordered {} | peak workspace {}\n",
+          "({} GFLOPS) | numeric again {} ({} GFLOPS) | peak workspace {}\n",
           short_num(r.lib.setup), short_num(r.lib.analyze), short_num(r.lib.symbolic),
           short_num(r.lib.alloc), short_num(r.lib.numeric), short_num(r.lib.total),
           short_num(r.lib_gflops()), short_num(r.lib_numeric_again),
-          short_num(r.lib_numeric_again_gflops()), short_num(r.lib_numeric_unordered),
+          short_num(r.lib_numeric_again_gflops()),
           format_bytes(static_cast<double>(r.lib_peak_bytes)));
     } else if (r.lib_ran) {
       fmt::print("    libspgemm : FAILED: {}\n", r.lib_error);
@@ -352,7 +352,6 @@ Fields record_fields(const Record& r) {
   f.emplace_back("lib_gflops", opt_num(r.lib_gflops()));
   f.emplace_back("lib_numeric_again_ms", opt_num(r.lib_numeric_again));
   f.emplace_back("lib_numeric_again_gflops", opt_num(r.lib_numeric_again_gflops()));
-  f.emplace_back("lib_numeric_unordered_ms", opt_num(r.lib_numeric_unordered));
   f.emplace_back("lib_peak_bytes", opt_int(r.lib_peak_bytes));
   f.emplace_back("lib_threads", opt_int(r.lib_threads));
   f.emplace_back("lib_heap_bytes", opt_int(r.lib_heap_bytes));

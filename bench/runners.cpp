@@ -254,23 +254,17 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
   rec.nnz_c = kept->nnz;
   rec.c_bytes = (a.rows + 1) * 4 + kept->nnz * static_cast<int64_t>(4 + sizeof(V));
 
-  // The numeric phase alone, on the existing plan (same values again):
-  // deterministic (the default), then with the opt-in atomic adds.
+  // The numeric phase alone, on the existing plan (same values again).
   const V alpha = 1;
-  auto numeric_again = [&] {
-    std::vector<double> again;
-    for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
-      tl.mark(0);
-      check_spgemm(spgemmNumeric(raw_handle, kept->plan.get(), &alpha), "spgemmNumeric (again)");
-      tl.mark(1);
-      tl.finish(1);
-      if (rep >= opts.warmup) again.push_back(tl.ms(0, 1));
-    }
-    return median(again);
-  };
-  rec.lib_numeric_again = numeric_again();
-  check_spgemm(spgemmSetDeterministic(raw_handle, 0), "spgemmSetDeterministic");
-  rec.lib_numeric_unordered = numeric_again();
+  std::vector<double> again;
+  for (int rep = 0; rep < opts.warmup + opts.reps; ++rep) {
+    tl.mark(0);
+    check_spgemm(spgemmNumeric(raw_handle, kept->plan.get(), &alpha), "spgemmNumeric (again)");
+    tl.mark(1);
+    tl.finish(1);
+    if (rep >= opts.warmup) again.push_back(tl.ms(0, 1));
+  }
+  rec.lib_numeric_again = median(again);
 
   if (result) {
     *result = download<V>(a.rows, b.cols, kept->nnz, kept->row_offsets.get(), kept->col_ind.get(),

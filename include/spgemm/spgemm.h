@@ -147,14 +147,12 @@ SPGEMM_API spgemmStatus_t spgemmGetInputChecks(spgemmHandle_t handle, int* enabl
 SPGEMM_API spgemmStatus_t spgemmSetStructureVerification(spgemmHandle_t handle, int enabled);
 SPGEMM_API spgemmStatus_t spgemmGetStructureVerification(spgemmHandle_t handle, int* enabled);
 
-/* Deterministic results (default on): the numeric phase adds the terms of
- * every entry of C in an order fixed by the structure of the operands, so
- * the same inputs on the same device give the same bits in every run, with
- * any stream, handle or plan. Off: GPU numeric phases add with shared-memory
- * atomics in whatever order the threads come, which is faster on rows of C
- * with more than 256 entries (spgemm-bench times both ways) and may
- * change the last bits from run to run. The host backend is deterministic
- * either way. Read by every spgemmNumeric call. */
+/* Deterministic results: the numeric phase adds the terms of every entry of
+ * C in an order fixed by the structure of the operands, so the same inputs
+ * on the same device give the same bits in every run, with any stream,
+ * handle or plan, whatever this setting holds (default 1). enabled = 0 is
+ * accepted and read back, and changes no result: both backends are
+ * deterministic (docs/api.md). */
 SPGEMM_API spgemmStatus_t spgemmSetDeterministic(spgemmHandle_t handle, int enabled);
 SPGEMM_API spgemmStatus_t spgemmGetDeterministic(spgemmHandle_t handle, int* enabled);
 

@@ -12,8 +12,8 @@ struct Settings {
   // Debug option: numeric phases verify that A's, B's and D's structure is
   // the one analyzed (spgemmSetVerifyStructure).
   bool verify_structure = false;
-  // Whether numeric phases add every entry's terms in a fixed order:
-  // bitwise-reproducible results (spgemmSetDeterministic).
+  // What spgemmSetDeterministic set, for spgemmGetDeterministic. Both
+  // backends add every entry's terms in a fixed order whatever it holds.
   bool deterministic = true;
 };
 

@@ -397,8 +397,7 @@ class CudaEngine final : public Engine {
     schedule.split = split_rows(in, c, split_scratch);
     BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::numeric), schedule));
     launch_numeric<Value, Offset, Col>(choices_, args, static_cast<int>(c.rows), lanes_,
-                                       settings_.deterministic, target == written_, schedule,
-                                       fork.streams());
+                                       target == written_, schedule, fork.streams());
     fork.done();
     written_ = target;
   }
@@ -418,7 +417,7 @@ class CudaEngine final : public Engine {
     const auto width = static_cast<int>(std::min<int64_t>(in.B->cols, INT_MAX));
     const SplitRowsLayout split(rows, width, sizeof(Value));
     const int parts = choices_.split_parts(
-        settings_.deterministic, in.D != nullptr, in.B->cols, rows, static_cast<double>(split.end),
+        in.D != nullptr, in.B->cols, rows, static_cast<double>(split.end),
         static_cast<double>(c.nnz) * static_cast<double>(sizeof(Value) + sizeof(Col)));
     if (parts == 0) return {};
     scratch.reallocate(ctx_, split.end);

@@ -99,16 +99,14 @@ TEST_CASE("numeric_thread_rows: many rows that share columns", "[choice]") {
   CHECK_FALSE(Fp64Choices("thread_rows=never").choices.numeric_thread_rows(many, 2.0e6, 1000000));
 }
 
-TEST_CASE("lean_block_pays: unordered always, ordered for more blocks all busy", "[choice]") {
+TEST_CASE("lean_block_pays: for more blocks, all busy", "[choice]") {
   // (132 SMs: 12 blocks of 128 threads an SM with it, 8 without)
   const int lean = 12 * 132, regular = 8 * 132;
-  CHECK(lean_block_pays(false, 1, lean, regular));
-  CHECK(lean_block_pays(false, 100000, regular, regular));
-  CHECK(lean_block_pays(true, 8738, lean, regular));  // bcsstk33
-  CHECK(lean_block_pays(true, lean, lean, regular));
-  CHECK_FALSE(lean_block_pays(true, lean - 1, lean, regular));  // rows in flight either way
-  CHECK_FALSE(lean_block_pays(true, 453, lean, regular));       // polblogs' 128-thread bin
-  CHECK_FALSE(lean_block_pays(true, 100000, 4 * 132, 4 * 132));  // shared memory bounds both
+  CHECK(lean_block_pays(8738, lean, regular));  // bcsstk33
+  CHECK(lean_block_pays(lean, lean, regular));
+  CHECK_FALSE(lean_block_pays(lean - 1, lean, regular));  // rows in flight either way
+  CHECK_FALSE(lean_block_pays(453, lean, regular));       // polblogs' 128-thread bin
+  CHECK_FALSE(lean_block_pays(100000, 4 * 132, 4 * 132));  // shared memory bounds both
 }
 
 TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as many as SMs",
@@ -123,21 +121,20 @@ TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as
   CHECK(split_row_parts(1, 2) == 2);
 }
 
-TEST_CASE("split_parts: ordered, no D, B's columns in the table, a small scratch", "[choice]") {
+TEST_CASE("split_parts: no D, B's columns in the table, a small scratch", "[choice]") {
   const Fp64Choices f;
   const double c_bytes = 1e9;
   const long long cols = 2529;  // orani678
-  CHECK(f.choices.split_parts(true, false, cols, 9, 1e6, c_bytes) == kSplitRowsMaxParts);
-  CHECK(f.choices.split_parts(false, false, cols, 9, 1e6, c_bytes) == 0);  // unordered
-  CHECK(f.choices.split_parts(true, true, cols, 9, 1e6, c_bytes) == 0);    // with D
-  CHECK(f.choices.split_parts(true, false, 1 << 20, 9, 1e6, c_bytes) == 0);  // B too wide
-  CHECK(f.choices.split_parts(true, false, cols, 9, 0.2 * c_bytes, c_bytes) == 0);  // scratch
-  CHECK(f.choices.split_parts(true, false, cols, 100, 1e6, c_bytes) == 0);  // rows enough
+  CHECK(f.choices.split_parts(false, cols, 9, 1e6, c_bytes) == kSplitRowsMaxParts);
+  CHECK(f.choices.split_parts(true, cols, 9, 1e6, c_bytes) == 0);  // with D
+  CHECK(f.choices.split_parts(false, 1 << 20, 9, 1e6, c_bytes) == 0);  // B too wide
+  CHECK(f.choices.split_parts(false, cols, 9, 0.2 * c_bytes, c_bytes) == 0);  // scratch
+  CHECK(f.choices.split_parts(false, cols, 100, 1e6, c_bytes) == 0);  // rows enough
   const Fp64Choices always("split=always");
-  CHECK(always.choices.split_parts(true, false, cols, 100, 0.2 * c_bytes, c_bytes) == 2);
-  CHECK(always.choices.split_parts(true, false, cols, 133, 1e6, c_bytes) == 0);
-  CHECK(always.choices.split_parts(true, true, cols, 9, 1e6, c_bytes) == 0);  // never with D
-  CHECK(Fp64Choices("split=never").choices.split_parts(true, false, cols, 9, 1e6, c_bytes) == 0);
+  CHECK(always.choices.split_parts(false, cols, 100, 0.2 * c_bytes, c_bytes) == 2);
+  CHECK(always.choices.split_parts(false, cols, 133, 1e6, c_bytes) == 0);
+  CHECK(always.choices.split_parts(true, cols, 9, 1e6, c_bytes) == 0);  // never with D
+  CHECK(Fp64Choices("split=never").choices.split_parts(false, cols, 9, 1e6, c_bytes) == 0);
 }
 
 TEST_CASE("symbolic_kernel: each bin's kernel", "[choice]") {
@@ -196,31 +193,30 @@ TEST_CASE("numeric_kernel: each bin's kernel", "[choice]") {
   REQUIRE(layout.hash[warp].spec.group == Group::warp);
   REQUIRE(layout.hash[lean_bin].spec.block_threads <= kLeanBlockThreads);
   REQUIRE(layout.hash[dense - 1].spec.block_threads > kLeanBlockThreads);
-  auto kernel = [&](int bin, long long rows, bool thread_rows, bool split, bool ordered,
+  auto kernel = [&](int bin, long long rows, bool thread_rows, bool split,
                     const ResidentBlocks& blocks) {
-    return f.choices.numeric_kernel({bin, rows, thread_rows, split, ordered}, blocks);
+    return f.choices.numeric_kernel({bin, rows, thread_rows, split}, blocks);
   };
   const ResidentBlocks more_lean = resident(12 * 132, 8 * 132);
-  CHECK(kernel(dense, 5, false, false, true, more_lean) == NumericKernel::dense_window);
-  CHECK(kernel(dense + 1, 5, true, false, true, more_lean) == NumericKernel::thread_row);
-  CHECK(kernel(dense + 1, 5, false, false, true, more_lean) == NumericKernel::sort_row_1);
-  CHECK(kernel(dense + 2, 5, true, false, true, more_lean) == NumericKernel::sort_row_2);
-  CHECK(kernel(warp, 5, false, false, true, more_lean) == NumericKernel::warp_hash);
-  CHECK(kernel(lean_bin, 5, false, false, false, more_lean) == NumericKernel::block_hash_lean);
-  CHECK(kernel(lean_bin, 5, false, false, true, more_lean) == NumericKernel::block_hash);
-  CHECK(kernel(lean_bin, 12 * 132, false, false, true, more_lean) ==
+  CHECK(kernel(dense, 5, false, false, more_lean) == NumericKernel::dense_window);
+  CHECK(kernel(dense + 1, 5, true, false, more_lean) == NumericKernel::thread_row);
+  CHECK(kernel(dense + 1, 5, false, false, more_lean) == NumericKernel::sort_row_1);
+  CHECK(kernel(dense + 2, 5, true, false, more_lean) == NumericKernel::sort_row_2);
+  CHECK(kernel(warp, 5, false, false, more_lean) == NumericKernel::warp_hash);
+  CHECK(kernel(lean_bin, 5, false, false, more_lean) == NumericKernel::block_hash);
+  CHECK(kernel(lean_bin, 12 * 132, false, false, more_lean) ==
         NumericKernel::block_hash_lean);
-  CHECK(kernel(dense - 1, 5, false, false, false, more_lean) == NumericKernel::block_hash);
-  CHECK(kernel(dense - 1, 5, false, true, true, more_lean) == NumericKernel::split_row);
-  CHECK(kernel(lean_bin, 5, false, true, true, more_lean) == NumericKernel::block_hash);
+  CHECK(kernel(dense - 1, 12 * 132, false, false, more_lean) == NumericKernel::block_hash);
+  CHECK(kernel(dense - 1, 5, false, true, more_lean) == NumericKernel::split_row);
+  CHECK(kernel(lean_bin, 5, false, true, more_lean) == NumericKernel::block_hash);
   // forced
-  CHECK(Fp64Choices("lean=always").choices.numeric_kernel({lean_bin, 5, false, false, true},
+  CHECK(Fp64Choices("lean=always").choices.numeric_kernel({lean_bin, 5, false, false},
                                                           more_lean) ==
         NumericKernel::block_hash_lean);
-  CHECK(Fp64Choices("lean=never").choices.numeric_kernel({lean_bin, 5, false, false, false},
+  CHECK(Fp64Choices("lean=never").choices.numeric_kernel({lean_bin, 12 * 132, false, false},
                                                          more_lean) == NumericKernel::block_hash);
   // blocks beyond the lean instance's bound never take it
-  CHECK(Fp64Choices("lean=always").choices.numeric_kernel({dense - 1, 5, false, false, true},
+  CHECK(Fp64Choices("lean=always").choices.numeric_kernel({dense - 1, 5, false, false},
                                                           more_lean) == NumericKernel::block_hash);
 }
 
@@ -303,7 +299,7 @@ TEST_CASE("SPGEMM_TEST_GPU_CHOICE_LOG: every choice a line", "[choice]") {
     const Fp64Choices f;
     const int dense = f.choices.layout(Phase::symbolic).dense_bin();
     f.choices.symbolic_kernel({dense, dense, false, false, true, 100, 4});
-    f.choices.numeric_kernel({0, 1, false, false, true}, resident(1, 1));
+    f.choices.numeric_kernel({0, 1, false, false}, resident(1, 1));
   }
   std::ifstream in(path);
   std::string first, second, extra;

@@ -20,8 +20,7 @@
 // A tuning value's comment names the spgemm-bench run that chose it (fp64,
 // one H100 or H200; NAME.mtx.gz from ../shared/matrices) and the columns
 // compared: ana, sym, num (the numeric phase), num2 (numeric again on the
-// same plan), unordered (numeric again with spgemmSetDeterministic(0)),
-// lib total.
+// same plan), lib total.
 #pragma once
 
 #include "cuda/configs/bin_table.hpp"

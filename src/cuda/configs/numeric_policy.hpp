@@ -22,26 +22,25 @@ inline constexpr int kNumericHashMaxNnz = 8192;
 // The blocks of a warp-group numeric hash kernel an SM is to hold at least
 // (its __launch_bounds__; blocks get none): 5 of 256 threads keep it within
 // 48 registers, where ptxas would give some instances 63-64 registers and
-// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, unordered).
+// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, num; registers:
+// docs/performance.md, "Kernel instances").
 inline constexpr int kWarpNumericMinBlocks = 5;
 
 // The numeric hash kernel's __launch_bounds__ minimum of blocks an SM: 0
-// for blocks is none at all (a minimum of 1 is not the same: it takes their
-// unordered kernels from 52 to 59 registers; `spgemm-bench bcsstk33.mtx.gz`,
-// unordered).
+// for blocks is none at all (their bound of 1024 threads alone caps them at
+// 64 registers).
 constexpr int numeric_min_blocks(Group group) {
   return group == Group::block ? 0 : kWarpNumericMinBlocks;
 }
 // ... and bound for 1024 threads, blocks may take 64 registers: 8 blocks of
 // 128 threads an SM. Blocks of at most kLeanBlockThreads threads also have a
 // lean instance, kLeanBlockMinBlocks blocks an SM (40 registers, 12 blocks
-// of 128): always taken unordered (it spills nothing there); ordered it
-// spills stashed steps (kOrderedStash), so it is taken only where the
+// of 128). It spills stashed steps (kOrderedStash), so it is taken only where the
 // runtime finds more of its blocks resident and the bin has rows for all of
 // them (dispatch/choice.hpp's lean_block_pays). 32 registers and blocks of
 // 512 are slower. Chosen by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz
-// landmark.mtx.gz polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num, num2
-// and unordered.
+// landmark.mtx.gz polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num and
+// num2; its gain: docs/performance.md, "Kernel instances".
 inline constexpr int kLeanBlockThreads = 256;
 inline constexpr int kLeanBlockMinBlocks = 6;
 
@@ -151,12 +150,6 @@ inline constexpr int kKnownColumnsBatch = 4;
 // (`spgemm-bench --gen banded:500000:16`, rows of B of 33 entries, num2).
 inline constexpr int kWholeRowsMinBAverage = 8;
 inline constexpr double kWholeRowsMinUse = 0.4;
-// The unordered mode's warps take that order too, instead of their
-// shared-memory atomics, where its steps keep at least this share of the
-// lanes busy: far faster for rows of B of 27-33 entries, slower for rows of
-// 10-20, which keep 0.4-0.5 of the lanes busy (`spgemm-bench --gen
-// banded:500000:16 --gen stencil27:64 rgg_n_2_15_s0.mtx.gz`, unordered).
-inline constexpr double kUnorderedWholeRowsMinUse = 0.5;
 // The same for the dense kernel's rows summed at their columns' ranks in one
 // pass (kernels/numeric/dense_rows.cuh, accumulators/ranked_row.cuh): rows of 1024
 // threads whose terms the other order would number, search, combine and

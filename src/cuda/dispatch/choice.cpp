@@ -23,22 +23,23 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     // tables + one counter per row in the block
     const size_t smem = static_cast<size_t>(rows_per_block) *
                         (static_cast<size_t>(spec.table_size) * entry_bytes + sizeof(int));
-    // the ordered numeric kernel's scratch: behind the tables for blocks,
-    // static for warps, sized for their largest block (kernels/numeric/hash_rows.cuh)
+    // the numeric kernel's scratch of the ordered adds: behind the tables
+    // for blocks, static for warps, sized for their largest block
+    // (kernels/numeric/hash_rows.cuh)
     const bool numeric = phase == Phase::numeric;
     if (numeric && spec.max_size > kNumericHashMaxNnz) break;
     const bool block = spec.group == Group::block;
     const size_t scratch = ordered_scratch_bytes(
         block ? spec.block_threads : max_block_threads(Group::warp), offset_bytes);
-    const size_t ordered_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
+    const size_t dynamic_smem = numeric && block ? scratch_offset(smem) + scratch : smem;
     const size_t static_smem = numeric && !block ? scratch : 0;
-    if (ordered_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
+    if (dynamic_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
     if (numeric && block && layout.thresholds.block_bin < 0) {
       layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
       layout.thresholds.block_terms = kBlockRowTerms;
     }
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
-    layout.hash.push_back({spec, smem, ordered_smem, rows_per_block});
+    layout.hash.push_back({spec, dynamic_smem, rows_per_block});
   }
   layout.thresholds.hash_bins = static_cast<int>(layout.hash.size());
   if (phase == Phase::numeric) {
@@ -267,10 +268,10 @@ int split_row_parts(long long rows_in_bin, int sm_count) {
   return static_cast<int>(std::min<long long>(kSplitRowsMaxParts, sm_count / rows_in_bin));
 }
 
-int Choices::split_parts(bool ordered, bool addend, long long b_cols, int rows,
-                         double scratch_bytes, double c_bytes) const {
+int Choices::split_parts(bool addend, long long b_cols, int rows, double scratch_bytes,
+                         double c_bytes) const {
   const int last = numeric_.dense_bin() - 1;
-  if (!ordered || addend || forced_.split == Force::never || last < 0 ||
+  if (addend || forced_.split == Force::never || last < 0 ||
       numeric_.hash[last].spec.group != Group::block ||
       b_cols > numeric_.hash[last].spec.table_size)
     return 0;
@@ -350,11 +351,10 @@ NumericKernel Choices::numeric_kernel(const NumericLaunch& q,
     if (spec.block_threads > kLeanBlockThreads || forced_.lean == Force::never)
       return NumericKernel::block_hash;
     if (forced_.lean == Force::always) return NumericKernel::block_hash_lean;
-    // (the unordered mode takes it whatever the other holds: not asked)
     const int lean = resident(NumericKernel::block_hash_lean);
-    const int regular = q.ordered ? resident(NumericKernel::block_hash) : 0;
-    return lean_block_pays(q.ordered, q.rows, lean, regular) ? NumericKernel::block_hash_lean
-                                                             : NumericKernel::block_hash;
+    const int regular = resident(NumericKernel::block_hash);
+    return lean_block_pays(q.rows, lean, regular) ? NumericKernel::block_hash_lean
+                                                  : NumericKernel::block_hash;
   };
   const NumericKernel k = chosen();
   record("numeric", name_of(k));

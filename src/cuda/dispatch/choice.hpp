@@ -112,8 +112,9 @@ struct MaskCap {
 
 struct HashBinLaunch {
   HashBinSpec spec;
-  size_t smem_bytes;          // tables and a counter per row
-  size_t ordered_smem_bytes;  // the same for the ordered numeric kernels (blocks: + scratch)
+  // tables and a counter per row; numeric blocks: then the ordered adds'
+  // scratch (warps keep theirs in a static array)
+  size_t smem_bytes;
   int rows_per_block;
 };
 
@@ -218,7 +219,6 @@ struct NumericLaunch {
   long long rows = 0;        // in the launch
   bool thread_rows = false;  // the schedule's (Choices::numeric_thread_rows)
   bool split = false;        // the last hash bin's rows are split (Choices::split_parts)
-  bool ordered = true;
 };
 
 // Blocks of a numeric kernel resident on the whole device (the occupancy
@@ -286,11 +286,10 @@ class Choices {
   // at least kThreadRowMinCompression times its nnz.
   bool numeric_thread_rows(int rows, double products, long long nnz) const;
   // The parts each of the last hash bin's `rows` rows is split into in the
-  // numeric phase (kSplitRowsMaxParts...), or 0: not split. Only in the
-  // ordered mode, without D, for B whose `b_cols` columns fit the bin's
-  // table, and a scratch of `scratch_bytes` at most kSplitRowsMaxShareOfC of
-  // C's `c_bytes`.
-  int split_parts(bool ordered, bool addend, long long b_cols, int rows, double scratch_bytes,
+  // numeric phase (kSplitRowsMaxParts...), or 0: not split. Only without
+  // D, for B whose `b_cols` columns fit the bin's table, and a scratch of
+  // `scratch_bytes` at most kSplitRowsMaxShareOfC of C's `c_bytes`.
+  int split_parts(bool addend, long long b_cols, int rows, double scratch_bytes,
                   double c_bytes) const;
 
   // ---- the bins' kernels ----
@@ -320,10 +319,9 @@ int split_row_parts(long long rows_in_bin, int sm_count);
 // Whether a numeric bin of `rows` rows in blocks of at most
 // kLeanBlockThreads threads (a row a block) takes the lean instance, which
 // the device holds lean_blocks of at once against `blocks` of the other:
-// always unordered; ordered only where more of it are resident and the bin
-// has rows for all of them.
-constexpr bool lean_block_pays(bool ordered, long long rows, int lean_blocks, int blocks) {
-  return !ordered || (rows >= lean_blocks && lean_blocks > blocks);
+// only where more of it are resident and the bin has rows for all of them.
+constexpr bool lean_block_pays(long long rows, int lean_blocks, int blocks) {
+  return rows >= lean_blocks && lean_blocks > blocks;
 }
 
 }  // namespace spgemm::cuda

@@ -203,8 +203,8 @@ void launch_symbolic(const Choices& choices, Pattern<Offset, Col> A, Pattern<Off
 // never fuses with a neighbouring add into an FMA. Plain `*` lets it fuse
 // where it sees fit, differently in differently inlined copies of the same
 // expression (complex products differed in the last bit between the kernels
-// of the first and later numeric phases), and the deterministic mode
-// promises the same bits from whichever kernel computes a row.
+// of the first and later numeric phases), and the numeric phase promises
+// the same bits from whichever kernel computes a row.
 __device__ __forceinline__ float mul_rn(float x, float y) { return __fmul_rn(x, y); }
 __device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(x, y); }
 __device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
@@ -255,12 +255,11 @@ struct NumericArgs {
 };
 
 // Fills C's columns and values, adding each entry's terms in a fixed order
-// when `ordered` (bitwise-reproducible results). `reuse`: C's column indices
+// (bitwise-reproducible results). `reuse`: C's column indices
 // were written by the plan's previous numeric phase, rows whose columns are
 // still intact only get new values (kernels/known_columns.cuh).
 template <class Value, class Offset, class Col>
 void launch_numeric(const Choices& choices, const NumericArgs<Value, Offset, Col>& args, int rows,
-                    int lanes, bool ordered, bool reuse, const Schedule& schedule,
-                    const LaunchStreams& streams);
+                    int lanes, bool reuse, const Schedule& schedule, const LaunchStreams& streams);
 
 }  // namespace spgemm::cuda

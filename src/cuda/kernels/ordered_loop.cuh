@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The deterministic counterpart of row_loop.cuh's for_each_product and
-// for_each_addend: the same terms, added in a fixed order
-// (accumulators/ordered_add.cuh).
+// The numeric phase's adds: the terms that row_loop.cuh's for_each_product
+// and for_each_addend visit, added in a fixed order
+// (accumulators/ordered_add.cuh), so every numeric phase gives the same bits.
 //
 // A row's products are numbered: the entries of A's row are taken `threads`
 // at a time (a chunk), a group-wide scan of their rows of B's lengths gives
@@ -34,7 +34,6 @@
 // so the result is as reproducible as with one order.
 #pragma once
 
-#include "cuda/accumulators/atomic_add.cuh"
 #include "cuda/accumulators/ordered_add.cuh"
 #include "cuda/configs/bins.hpp"
 #include "cuda/group_collectives.cuh"
@@ -425,64 +424,37 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // What the numeric kernels call: adds every term of `row` of C (products,
 // then with Addend D's entries) to values[locate(col)], skipping terms whose
 // locate(col) is negative (no slot: outside a dense window, or not among a
-// reused row's columns). Ordered: in one of the fixed orders above, through
-// scratch (the group's slice of its block's ChunkScratch; window: see
-// ColumnWindow; whole rows of B where they keep whole_rows_min_use of the
-// threads busy); otherwise with atomics, `lanes` threads per row of B,
-// except that warps take rows of B whole where that keeps
-// kUnorderedWholeRowsMinUse of their lanes busy.
+// reused row's columns), in one of the fixed orders above, through scratch
+// (the group's slice of its block's ChunkScratch; window: see ColumnWindow;
+// whole rows of B where they keep whole_rows_min_use of the threads busy).
 // Blocks (InBlock: the group is the whole block) take the rows of B that
 // keep at least kWholeRowsMinUse of their threads busy whole
-// (add_row_in_order's WholeLong); Defer: see row_loop.cuh's
-// for_each_product. OneStep: blocks taking rows of B whole give chunks
-// whose rows all fit one step add_one_step_entries (`spgemm-bench
-// bcsstk33.mtx.gz`, blocks of 128 threads and rows of B of 68 entries, num
-// and num2); the numeric hash kernel's lean instance has it, the regular
-// one not: there it takes a spill (`spgemm-bench landmark.mtx.gz`, num2).
-// Group-collective.
-template <bool Addend, bool Ordered, bool InBlock, bool Defer, bool OneStep, class Value,
-          class Offset, class Col, class Locate>
+// (add_row_in_order's WholeLong). OneStep: blocks taking rows of B whole
+// give chunks whose rows all fit one step add_one_step_entries
+// (`spgemm-bench bcsstk33.mtx.gz`, blocks of 128 threads and rows of B of
+// 68 entries, num and num2); the numeric hash kernel's lean instance has
+// it, the regular one not: there it takes a spill (`spgemm-bench
+// landmark.mtx.gz`, num2). Group-collective.
+template <bool Addend, bool InBlock, bool OneStep, class Value, class Offset, class Col,
+          class Locate>
 __device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
-                                               int row, int rank, int threads, int lanes,
+                                               int row, int rank, int threads,
                                                const ChunkScratch<Offset>& scratch,
                                                Locate&& locate, Value* values,
                                                ColumnWindow window = {},
                                                double whole_rows_min_use = kWholeRowsMinUse) {
   auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
-  if constexpr (Ordered) {
-    const bool b_sorted = args.b_rows_sorted();
-    if (!b_sorted || !whole_b_rows_pay(args, row, rank, threads, scratch.partial,
-                                         whole_rows_min_use))
-      add_row_in_order<Addend, InBlock>(args, row, rank, threads, scratch,
-                                        b_sorted ? window : ColumnWindow{}, b_sorted, slot_of,
-                                        values);
-    else if (threads == 32)
-      add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
-    else
-      add_row_by_b_rows_stashed<Addend, OneStep>(args, row, rank, threads, scratch, slot_of,
-                                                 values);
-  } else {
-    // warps take rows of B whole where that keeps enough of their lanes
-    // busy (configs/bins.hpp's kUnorderedWholeRowsMinUse), as in the
-    // ordered mode: faster than their atomics there (`spgemm-bench --gen
-    // banded:500000:16 --gen stencil27:64`, unordered)
-    if constexpr (!InBlock) {
-      if (threads == 32 && args.b_rows_sorted() &&
-          whole_b_rows_pay(args, row, rank, threads, nullptr, kUnorderedWholeRowsMinUse)) {
-        add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
-        return;
-      }
-    }
-    auto add = [&](int col, Value term) {
-      const int slot = locate(col);
-      if (slot >= 0) atomic_add(&values[slot], term);
-    };
-    for_each_product<Defer>(args.A, args.B, row, rank, threads, lanes,
-                            [&](int col, Offset a, Offset b) { add(col, args.product(a, b)); });
-    if constexpr (Addend)
-      for_each_addend(args.D, row, rank, threads,
-                      [&](int col, Offset d) { add(col, args.addend(d)); });
-  }
+  const bool b_sorted = args.b_rows_sorted();
+  if (!b_sorted ||
+      !whole_b_rows_pay(args, row, rank, threads, scratch.partial, whole_rows_min_use))
+    add_row_in_order<Addend, InBlock>(args, row, rank, threads, scratch,
+                                      b_sorted ? window : ColumnWindow{}, b_sorted, slot_of,
+                                      values);
+  else if (threads == 32)
+    add_row_by_b_rows<Addend>(args, row, rank, slot_of, values);
+  else
+    add_row_by_b_rows_stashed<Addend, OneStep>(args, row, rank, threads, scratch, slot_of,
+                                               values);
 }
 
 }  // namespace spgemm::cuda

@@ -68,18 +68,18 @@ __device__ __forceinline__ int last_start_at_or_before(const long long* starts, 
   return lo;
 }
 
-// Calls product(col, a, b) for every term of the `waiting` rows of B put
+// Calls column(col) for every term of the `waiting` rows of B put
 // aside in d: their terms are numbered (one warp scans their lengths) and
 // the block's threads take them in turn, so that every thread has terms
 // however long each row is. One load at a time per thread: four, unrolled,
 // take the last bin's kernel to 40-46 registers unbounded, and bounded to
 // 32 its pipelines are slower (`spgemm-bench orani678.mtx.gz --gen
 // stencil27:64`, num and num2). Block-collective.
-template <class Offset, class Col, class Product>
+template <class Offset, class Col, class Column>
 __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
                                           const Pattern<Offset, Col>& B,
                                           const DeferredBRows<Offset>& d, int waiting,
-                                          Product&& product) {
+                                          Column&& column) {
   const int rank = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);
   if (rank < 32) {  // row `rank`
@@ -98,7 +98,7 @@ __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
   for (long long p = rank; p < terms; p += threads) {
     const int i = last_start_at_or_before(d.starts, waiting - 1, p);
     const Offset b = d.b_begins[i] + static_cast<Offset>(p - d.starts[i]);
-    product(B.col(b), d.entries[i], b);
+    column(B.col(b));
   }
 }
 
@@ -134,7 +134,7 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
   return {starts, reinterpret_cast<Offset*>(partial + 32), partial};
 }
 
-// Calls product(col, a, b) for every product a_ik * b_kj of `row`: the
+// Calls column(col) for every product a_ik * b_kj of `row` (its column j): the
 // group's threads form sub-groups of `lanes` threads, each sub-group takes
 // entries of A's row in turn and its lanes stride over B's row (coalesced).
 // For block-wide groups, `lanes` (a power of two dividing `threads`) is
@@ -147,10 +147,10 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
 // rows of B of at least `threads` entries, a first pass puts those aside and
 // the whole block numbers and takes their terms after the sub-groups are
 // done (with more, each sub-group has its share of them).
-template <bool Defer, class Offset, class Col, class Product>
+template <bool Defer, class Offset, class Col, class Column>
 __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
                                                  const Pattern<Offset, Col>& B, int row, int rank,
-                                                 int threads, int lanes, Product&& product) {
+                                                 int threads, int lanes, Column&& column) {
   const Offset a_begin = A.begin(row);
   const Offset a_end = A.end(row);
   if (threads > 32)
@@ -181,10 +181,10 @@ __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
     const Offset b_end = B.end(k);
     const Offset b_begin = B.begin(k);
     if (Defer && waiting > 0 && b_end - b_begin >= threads) continue;  // (put aside)
-    for (Offset b = b_begin + lane; b < b_end; b += lanes) product(B.col(b), a, b);
+    for (Offset b = b_begin + lane; b < b_end; b += lanes) column(B.col(b));
   }
   if constexpr (Defer) {
-    if (waiting > 0) for_each_deferred_product(A, B, deferred, waiting, product);
+    if (waiting > 0) for_each_deferred_product(A, B, deferred, waiting, column);
     if (lanes <= 32) __syncthreads();  // (the next row's call resets the count)
   }
 }
@@ -248,8 +248,7 @@ __device__ __forceinline__ void for_each_column(const Pattern<Offset, Col>& A,
                                                 const Pattern<Offset, Col>& B,
                                                 const Pattern<Offset, Col>& D, int row, int rank,
                                                 int threads, int lanes, Column&& column) {
-  for_each_product<Defer>(A, B, row, rank, threads, lanes,
-                          [&](int col, Offset, Offset) { column(col); });
+  for_each_product<Defer>(A, B, row, rank, threads, lanes, column);
   if constexpr (Addend) for_each_addend(D, row, rank, threads, [&](int col, Offset) { column(col); });
 }
 

@@ -28,7 +28,7 @@ namespace {
 // follows from its length and range, the same in every numeric phase, and
 // so do the bits. reuse: the range may also be read from C's first and last
 // column (known_columns.cuh).
-template <bool Addend, bool Ordered, class Value, class Offset, class Col>
+template <bool Addend, class Value, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
     dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
                          int lanes, bool reuse) {
@@ -41,8 +41,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
-  ChunkScratch<Offset> scratch{};
-  if constexpr (Ordered) scratch = chunk_scratch<kDenseBlockThreads, Offset>();
+  const ChunkScratch<Offset> scratch = chunk_scratch<kDenseBlockThreads, Offset>();
 
   // The row's entries in columns [lo, hi], window by window; returns how
   // many the row has there (block-uniform).
@@ -58,8 +57,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
       for (int s = threadIdx.x; s < span; s += blockDim.x) acc.values[s] = Value(0);
       for (int w = threadIdx.x; w < words; w += blockDim.x) acc.mask.words[w] = 0;
       __syncthreads();
-      accumulate_row<Addend, Ordered, true, true, false>(
-          args, row, threadIdx.x, blockDim.x, lanes, scratch,
+      accumulate_row<Addend, true, false>(
+          args, row, threadIdx.x, blockDim.x, scratch,
           [&](int col) {
             const long long offset = col - w0;
             if (offset < 0 || offset >= window) return -1;
@@ -117,8 +116,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
     // every term must find its column among C's (C's len columns then are
     // the row's len distinct ones)
     bool missing = false;
-    accumulate_row<Addend, Ordered, true, true, false>(
-        args, row, threadIdx.x, blockDim.x, lanes, scratch,
+    accumulate_row<Addend, true, false>(
+        args, row, threadIdx.x, blockDim.x, scratch,
         [&](int col) {
           const int at = ranked.rank(col);
           missing |= at < 0;

@@ -31,11 +31,11 @@ namespace {
 // only get their values.
 // MaxThreads, MinBlocks: the __launch_bounds__ (configs/bins.hpp's
 // numeric_min_blocks and kLeanBlockThreads).
-template <Group G, bool Addend, bool Ordered, class Value, class Offset, class Col,
+template <Group G, bool Addend, class Value, class Offset, class Col,
           int MaxThreads = max_block_threads(G), int MinBlocks = numeric_min_blocks(G)>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     hash_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int log2_table,
-                        int lanes, bool reuse) {
+                        bool reuse) {
   extern __shared__ __align__(16) unsigned char smem[];
   const auto group = make_group<G>();
   const int per_block = groups_per_block<G>();
@@ -56,11 +56,11 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     partial = block_partial;
   }
   ChunkScratch<Offset> scratch{};
-  if constexpr (Ordered && G == Group::warp) {  // blocks of a fixed size: static
+  if constexpr (G == Group::warp) {  // blocks of a fixed size: static
     scratch = chunk_scratch<max_block_threads(G), Offset>();
     scratch.start += slot * threads;
     scratch.b_begin += slot * threads;
-  } else if constexpr (Ordered) {
+  } else {
     scratch = chunk_scratch_at<Offset>(smem + scratch_offset(table_bytes + sizeof(int)), threads);
   }
   auto clear = [&] {
@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   // reused block rows at their ranks (below).
   constexpr bool kLean = MaxThreads <= kLeanBlockThreads;
   auto accumulate = [&](int row, auto&& locate) {
-    accumulate_row<Addend, Ordered, G == Group::block, false, kLean>(
-        args, row, rank, threads, lanes, scratch, locate, values);
+    accumulate_row<Addend, G == Group::block, kLean>(args, row, rank, threads, scratch, locate,
+                                                     values);
     group.sync();
   };
   // reuse: whether C's columns are the row's (its values are written then)
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
       accumulate(row, [&](int col) { return map.claim(col); });
       // a block's ordered scratch is free now: the table may be sorted where
       // it is (sorting/mask_rank.cuh)
-      if constexpr (Ordered && G == Group::block) {
+      if constexpr (G == Group::block) {
         const MaskSpace space =
             space_at(scratch.start, ordered_scratch_bytes(threads, sizeof(Offset)));
         if (scatter_sorted_by_mask(group, keys, values, table, space, 1, len, args.c_base,

@@ -225,13 +225,13 @@ Context::PostBox Context::post_box(size_t bytes) {
     SPGEMM_CUDA_CHECK(cudaHostGetDevicePointer(&post_device_, post_, 0));
     std::memset(post_, 0, needed);
     post_bytes_ = needed;  // (last: a failure above leaves the next call to allocate again)
-    last_ticket_ = 0;
+    last_sequence_ = 0;
   }
-  if (++last_ticket_ == 0) {  // wrapped: no word may hold a ticket still to come
+  if (++last_sequence_ == 0) {  // wrapped: no word may hold a sequence still to come
     std::memset(post_, 0, post_bytes_);
-    last_ticket_ = 1;
+    last_sequence_ = 1;
   }
-  return {static_cast<unsigned long long*>(post_device_), count, last_ticket_,
+  return {static_cast<unsigned long long*>(post_device_), count, last_sequence_,
           static_cast<const volatile unsigned long long*>(post_)};
 }
 
@@ -250,10 +250,10 @@ void* Context::zeroed_counters(size_t bytes) {
 }
 
 void Context::wait_for(const PostBox& box, void* out) {
-  // words arrive in any order; each stays once it has the ticket
+  // words arrive in any order; each stays once it has the sequence
   int arrived = 0;
   auto all_there = [&] {
-    while (arrived < box.count && box.host_words[arrived] >> 32 == box.ticket) ++arrived;
+    while (arrived < box.count && box.host_words[arrived] >> 32 == box.sequence) ++arrived;
     return arrived == box.count;
   };
   const auto start = std::chrono::steady_clock::now();

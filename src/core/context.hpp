@@ -102,14 +102,14 @@ class Context {
   // A readback without a copy or a synchronization, for results a kernel
   // posts itself (cuda/post.cuh): pinned host memory the device writes
   // through, each 32-bit word of the data in a 64-bit word of its own
-  // beside the box's ticket (a fresh one per box), so that a word is there
-  // once its ticket is, without the system-scope fence that a ticket
+  // beside the box's sequence (a fresh one per box), so that a word is there
+  // once its sequence is, without the system-scope fence that a sequence
   // written after the data needs (NCCL's low-latency protocol makes the
   // same use of 8-byte stores).
   struct PostBox {
     unsigned long long* words;  // device addresses
     int count;                  // words of data
-    uint32_t ticket;
+    uint32_t sequence;
     const volatile unsigned long long* host_words;  // the same memory, host addresses
   };
   PostBox post_box(size_t bytes);  // bytes: a multiple of 4
@@ -198,7 +198,7 @@ class Context {
   void* post_ = nullptr;  // mapped pinned memory: a box's words
   void* post_device_ = nullptr;  // post_ as the device addresses it
   size_t post_bytes_ = 0;
-  uint32_t last_ticket_ = 0;
+  uint32_t last_sequence_ = 0;
   void* zeroed_ = nullptr;  // kZeroedBytes of device memory (cudaMalloc), zeroed_counters
   bool zeroed_spoiled_ = false;
   cudaStream_t side_[kSideStreams] = {};

@@ -75,7 +75,7 @@ struct Summary {
   int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
   int gate_shut;          // small products tried behind the gate: nonzero once a row has shut it
   unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
-  unsigned int draws[kMaxBins];       // the bins' row counters (binning.cuh's draw_row)
+  unsigned int work_counters[kMaxBins];  // a row counter per bin (binning.cuh's next_row)
   CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
 };
 
@@ -367,7 +367,7 @@ class CudaEngine final : public Engine {
     b_sorted_ = b_order_examined_ && host.b_disorder == 0;
     numeric_counts_ = host.numeric;
     numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
-                         summary->draws};
+                         summary->work_counters};
     // (C's products are counted only for C of few rows: otherwise estimated)
     const double products = known_products_ >= 0 ? static_cast<double>(known_products_)
                                                   : estimated_products(in);
@@ -589,7 +589,7 @@ class CudaEngine final : public Engine {
   void schedule_binned(int rows, const BinCounts* host_counts) {
     Summary* summary = buffers_.summary;
     symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1,
-                          summary->draws};
+                          summary->work_counters};
     symbolic_schedule_.one_warp_launch = choices_.few_launches(rows);
     symbolic_schedule_.thresholds = &symbolic_thresholds_;
   }

@@ -114,8 +114,8 @@ TEST_CASE("SplitRowsLayout: a split row's scratch", "[bins]") {
   const SplitRowsLayout layout(9, 2529, 8);
   CHECK(layout.masks == 9 * 2529 * 8);
   CHECK(layout.flags == layout.masks + 9 * 80 * 4);
-  CHECK(layout.draws == layout.flags + 9 * 4);
-  CHECK(layout.end == layout.draws + 4);
+  CHECK(layout.work_counter == layout.flags + 9 * 4);
+  CHECK(layout.end == layout.work_counter + 4);
   CHECK(layout.zeroed_bytes() == 9 * 4 + 4);
   CHECK(layout.masks % 4 == 0);
   CHECK(SplitRowsLayout(3, 33, 16).flags == 3 * 33 * 16 + 3 * 2 * 4);  // complex double

@@ -89,11 +89,12 @@ struct RowSet {
   int bin = 0;
   const int* binned = nullptr;
   int all_rows = 0;
-  unsigned* draws = nullptr;  // binned: the bin's counter for draw_row
+  unsigned* work_counter = nullptr;  // binned: the bin's counter for next_row
   int bins = 1;
 
-  static RowSet of_bin(const BinCounts* counts, int bin, const int* binned, unsigned* draws) {
-    return {counts, bin, binned, 0, draws};
+  static RowSet of_bin(const BinCounts* counts, int bin, const int* binned,
+                       unsigned* work_counter) {
+    return {counts, bin, binned, 0, work_counter};
   }
   static RowSet of_bins(const BinCounts* counts, int bin, int bins, const int* binned) {
     return {counts, bin, binned, 0, nullptr, bins};
@@ -104,14 +105,14 @@ struct RowSet {
   struct View {
     const int* list;  // nullptr: row i is i
     int size;
-    unsigned* draws;
+    unsigned* work_counter;
     __device__ __forceinline__ int operator[](int i) const { return list ? list[i] : i; }
   };
   __device__ __forceinline__ View view() const {
     if (!counts) return {nullptr, all_rows, nullptr};
     int size = counts->count[bin];
     for (int b = 1; b < bins; ++b) size += counts->count[bin + b];
-    return {binned + bin_begin(counts, bin), size, draws};
+    return {binned + bin_begin(counts, bin), size, work_counter};
   }
 
   // On the device, for a set of several bins (at most kWarpBins): which of
@@ -138,42 +139,43 @@ struct RowSet {
 };
 
 // The index of the next row of a set for the calling block, or -1 when none
-// is left: blocks draw rows from a counter as they free up, instead of each
+// is left: blocks take rows from a work counter as they free up, instead of each
 // taking every gridDim.x-th row, where rows differ widely in work (the dense
 // bins' rows of R-MAT: 8 K to 657 K products; dealt out in advance, the SMs
 // of rmat:16:16's dense numeric kernel idle 23% of its time, Nsight Compute).
 // The counter (device memory) reads 0 before the launch and the launch
-// leaves it at 0: every block makes exactly one draw past the last row, and
-// the last of those draws resets it. Block-wide.
-__device__ __forceinline__ int draw_row(unsigned* counter, int rows) {
-  __shared__ int drawn;
-  __syncthreads();  // every thread has read the previous draw
+// leaves it at 0: every block takes exactly one index past the last row,
+// and the last of those resets it. Block-wide.
+__device__ __forceinline__ int next_row(unsigned* counter, int rows) {
+  __shared__ int next;
+  __syncthreads();  // every thread has read the previous index
   if (threadIdx.x == 0) {
     const unsigned i = atomicAdd(counter, 1u);
     const auto end = static_cast<unsigned>(rows);
     if (i == end + gridDim.x - 1) atomicExch(counter, 0u);
-    drawn = i < end ? static_cast<int>(i) : -1;
+    next = i < end ? static_cast<int>(i) : -1;
   }
   __syncthreads();
-  return drawn;
+  return next;
 }
 
 // The indices in a set of the rows one group of a kernel takes, one after
-// the other (-1: none left): a group that is a whole block (Drawn) draws
-// them where the set has a counter (binned rows); otherwise the group takes
+// the other (-1: none left): a group that is a whole block (Dynamic) takes
+// them from the set's work counter where it has one (binned rows), as
+// cub::GridQueue deals out work; otherwise the group takes
 // every `step`-th from its own first, `own`.
-template <bool Drawn>
-struct RowTurns {
+template <bool Dynamic>
+struct RowQueue {
   RowSet::View rows;
   int own;
   int step;
-  __device__ __forceinline__ bool drawn() const { return Drawn && rows.draws; }
+  __device__ __forceinline__ bool dynamic() const { return Dynamic && rows.work_counter; }
   __device__ __forceinline__ int first() const {
-    if (drawn()) return draw_row(rows.draws, rows.size);
+    if (dynamic()) return next_row(rows.work_counter, rows.size);
     return own < rows.size ? own : -1;
   }
   __device__ __forceinline__ int next(int i) const {
-    if (drawn()) return draw_row(rows.draws, rows.size);
+    if (dynamic()) return next_row(rows.work_counter, rows.size);
     return i + step < rows.size ? i + step : -1;
   }
 };

@@ -95,16 +95,16 @@ inline constexpr double kSplitRowsMaxShareOfC = 0.15;
 
 // The scratch of `rows` split rows of `width` columns (split_numeric_kernel;
 // kernels.hpp's SplitRows::of lays it out): a dense array of values and a
-// bitmask of the columns a row, then a flag a row and the counter the
-// blocks draw from, which must read zero before the launch. Byte offsets
+// bitmask of the columns a row, then a flag a row and the work counter the
+// blocks take items from, which must read zero before the launch. Byte offsets
 // from its start; `end` its size.
 struct SplitRowsLayout {
-  size_t masks, flags, draws, end;
+  size_t masks, flags, work_counter, end;
   SplitRowsLayout(long long rows, long long width, size_t value_bytes)
       : masks(static_cast<size_t>(rows * width) * value_bytes),
         flags(masks + sizeof(uint32_t) * static_cast<size_t>(rows * mask_words(width))),
-        draws(flags + sizeof(int) * static_cast<size_t>(rows)),
-        end(draws + sizeof(unsigned)) {}
+        work_counter(flags + sizeof(int) * static_cast<size_t>(rows)),
+        end(work_counter + sizeof(unsigned)) {}
   size_t zeroed_bytes() const { return end - flags; }
   // A row's mask words over `width` columns.
   __host__ __device__ static constexpr long long mask_words(long long width) {

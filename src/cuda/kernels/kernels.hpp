@@ -54,7 +54,7 @@ struct SplitRows {
   void* dense = nullptr;        // [rows][width] values
   uint32_t* masks = nullptr;    // [rows][words()]: the columns the parts found
   int* flags = nullptr;         // [rows]: the parts that have added theirs (zeroed)
-  unsigned* draws = nullptr;    // the items the blocks have drawn (zeroed)
+  unsigned* work_counter = nullptr;  // the items the blocks have taken (zeroed)
 
   __host__ __device__ int words() const {
     return static_cast<int>(SplitRowsLayout::mask_words(width));
@@ -66,7 +66,7 @@ struct SplitRows {
     s.dense = at;
     s.masks = reinterpret_cast<uint32_t*>(at + layout.masks);
     s.flags = reinterpret_cast<int*>(at + layout.flags);
-    s.draws = reinterpret_cast<unsigned*>(at + layout.draws);
+    s.work_counter = reinterpret_cast<unsigned*>(at + layout.work_counter);
     return s;
   }
 };
@@ -82,7 +82,7 @@ struct Schedule {
   const int* binned_rows = nullptr;
   const BinCounts* host_counts = nullptr;
   int single_bin = -1;
-  unsigned* draws = nullptr;  // binned: a row counter per bin (draw_row), zeroed
+  unsigned* work_counters = nullptr;  // binned: a row counter per bin (next_row), zeroed
   // without host counts: no row has more terms, and bins that cannot hold
   // such rows (BinThresholds::may_hold) are not launched (INT_MAX: any row)
   int most_terms = INT_MAX;
@@ -153,9 +153,9 @@ void for_each_scheduled_bin(const BinLayout& layout, int rows, const Schedule& s
       return;
     }
     const int n = s.host_counts ? s.host_counts->count[bin] : rows;
+    unsigned* counter = s.work_counters ? s.work_counters + bin : nullptr;
     if (n > 0 && launches_bin(layout, s, bin))
-      f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, s.draws ? s.draws + bin : nullptr), n,
-        streams.of(launch++));
+      f(bin, RowSet::of_bin(s.counts, bin, s.binned_rows, counter), n, streams.of(launch++));
   };
   for (int bin = layout.dense_bin(); bin >= 0; --bin) visit(bin);
   for (int bin = layout.dense_bin() + 1; bin < layout.bins(); ++bin) visit(bin);

@@ -168,7 +168,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
   }
   const RowSet::View rows = row_set.view();
   const RowSet::Bins bins = row_set.bins > 1 ? row_set.bins_view() : RowSet::Bins{};
-  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
+  const RowQueue<G == Group::block> queue{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           row_blocks * per_block};
   auto* mask = reinterpret_cast<uint32_t*>(keys);
   bool ranged = false;
@@ -176,7 +176,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     static_assert(G == Group::warp, "ranges are for rows of warps");
     ranged = *ranges.b_disorder == 0;  // (launched only where some table lacks B's bits)
   }
-  for (int i = analyzing ? -1 : turns.first(); i >= 0; i = turns.next(i)) {
+  for (int i = analyzing ? -1 : queue.first(); i >= 0; i = queue.next(i)) {
     const int row = rows[i];
     const int log2_row = log2_table + (row_set.bins > 1 ? bins.of(i) : 0);
     const int table = 1 << log2_row;
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(max_block_threads(G))
       analysis);
 }
 
-// One block per long row (drawn, binning.cuh's RowTurns): a bitmask over
+// One block per long row (taken from a work counter: binning.cuh's RowQueue): a bitmask over
 // windows of the row's column range.
 template <bool Addend, class Offset, class Col>
 __global__ void __launch_bounds__(kDenseBlockThreads)
@@ -347,8 +347,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   const int window = window_words * 32;
 
   const RowSet::View rows = row_set.view();
-  const RowTurns<true> turns{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
-  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
+  const RowQueue<true> queue{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  for (int i = queue.first(); i >= 0; i = queue.next(i)) {
     const int row = rows[i];
     int lo, hi;
     // B's order is not passed here: a bitmask window of the whole shared

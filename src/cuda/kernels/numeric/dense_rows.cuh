@@ -18,7 +18,7 @@ namespace spgemm::cuda {
 
 namespace {
 
-// One block per long row (drawn, binning.cuh's RowTurns). A row whose
+// One block per long row (taken from a work counter: binning.cuh's RowQueue). A row whose
 // column range is wider than one window of dense values, but whose values
 // fit beside a bitmask over the range (accumulators/ranked_row.cuh), has
 // its columns marked first (or read from C: reuse) and its terms summed at
@@ -137,8 +137,8 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
 
   const RowSet::View rows = row_set.view();
   const bool b_sorted = args.b_rows_sorted();
-  const RowTurns<true> turns{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
-  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
+  const RowQueue<true> queue{rows, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  for (int i = queue.first(); i >= 0; i = queue.next(i)) {
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);

@@ -114,9 +114,9 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   };
 
   const RowSet::View rows = row_set.view();
-  const RowTurns<G == Group::block> turns{rows, static_cast<int>(blockIdx.x) * per_block + slot,
+  const RowQueue<G == Group::block> queue{rows, static_cast<int>(blockIdx.x) * per_block + slot,
                                           static_cast<int>(gridDim.x) * per_block};
-  for (int i = turns.first(); i >= 0; i = turns.next(i)) {
+  for (int i = queue.first(); i >= 0; i = queue.next(i)) {
     const int row = rows[i];
     const Offset out = args.c_begin(row);
     const int len = static_cast<int>(args.c_end(row) - out);

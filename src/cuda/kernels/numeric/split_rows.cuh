@@ -68,9 +68,9 @@ __device__ __forceinline__ Value load_past_l1(const Value* p) {
 }
 
 // The last hash bin's rows split among blocks (dispatch/choice.hpp's
-// Choices::split_parts), deterministic mode, without D, B's columns all in the
+// Choices::split_parts), without D, B's columns all in the
 // table's direct slots. Item i of rows * parts is part i % parts of the
-// set's row i / parts; blocks draw the items in order, so the part a block
+// set's row i / parts; blocks take the items in order, so the part a block
 // waits for is always held by a running block. A row takes as many of its
 // parts as it has kSplitRowsPartTerms terms, at least one; each sums the
 // products of its share of the row's entries of A (part_entries) in direct
@@ -100,8 +100,8 @@ __global__ void __launch_bounds__(max_block_threads(Group::block), 1)
   const ChunkScratch<Offset> scratch =
       chunk_scratch_at<Offset>(smem + scratch_offset(table_bytes + sizeof(int)), threads);
   const RowSet::View rows = row_set.view();
-  for (int i = draw_row(split.draws, rows.size * split.parts); i >= 0;
-       i = draw_row(split.draws, rows.size * split.parts)) {
+  for (int i = next_row(split.work_counter, rows.size * split.parts); i >= 0;
+       i = next_row(split.work_counter, rows.size * split.parts)) {
     const int r = i / split.parts;
     const int part = i % split.parts;
     const int row = rows[r];
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(max_block_threads(Group::block), 1)
       __threadfence();
       __syncthreads();
       if (rank == 0) flag.store(part + 1, ::cuda::memory_order_release);
-      continue;  // (draw_row's barrier frees the slots)
+      continue;  // (next_row's barrier frees the slots)
     }
     __syncthreads();
     const Offset out = args.c_begin(row);

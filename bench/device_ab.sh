@@ -105,4 +105,4 @@ for lib in base new; do
 done
 LC_ALL=C join /tmp/ab/res-base.txt /tmp/ab/res-new.txt | awk '$2 != $3' > "$OUT/ab-res-changed.txt"
 cp /tmp/ab/res-new.txt "$OUT/ab-res-new.txt"
-echo "numeric and symbolic kernels whose resources changed: $(wc -l < "$OUT/ab-res-changed.txt") of $(wc -l < /tmp/ab/res-new.txt)"
+echo "numeric and symbolic kernels: base $(wc -l < /tmp/ab/res-base.txt), new $(wc -l < /tmp/ab/res-new.txt); of those in both, resources changed: $(wc -l < "$OUT/ab-res-changed.txt")"

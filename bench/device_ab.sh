@@ -18,6 +18,9 @@
 # SPGEMM_TEST_GPU_CHOICE=KNOBS (docs/testing.md), tagged NAME, and the guard
 # of each against this tree's default: what a kernel path the knobs turn
 # off gains, measured without a rebuild (e.g. "nolean:lean=never").
+# AB_LIBS="NAME:LIB_XZ ...": more libraries in the rounds, each an xz'd
+# libspgemm.so.0, and the guard of this tree's against each (a step's own
+# cost, beside the base's guard).
 # Usage (device tool, carry [".devstage/prefix", <base.xz's folder>, <matrices>]):
 #   bench/device_ab.sh BASE_LIB_XZ ROUNDS SPGEMM_BENCH_ARGS...
 set -uo pipefail
@@ -69,8 +72,12 @@ done | tee "$OUT/ab-sizes.txt"
 
 fmt_dir=$(dirname "$(find "$prefix" -name 'libfmt.so*' | head -1)")
 read -r -a variants <<< "${AB_VARIANTS:-}"
+read -r -a libs <<< "${AB_LIBS:-}"
 names=(base new)
-for v in "${variants[@]}"; do names+=("${v%%:*}"); done
+for v in "${variants[@]}" "${libs[@]}"; do names+=("${v%%:*}"); done
+for l in "${libs[@]}"; do
+  mkdir -p "/tmp/ab/${l%%:*}" && xz -dc "${l#*:}" > "/tmp/ab/${l%%:*}/libspgemm.so.0"
+done
 for r in $(seq 1 "$rounds"); do
   for name in "${names[@]}"; do
     lib=$name knobs=
@@ -93,6 +100,10 @@ python3 bench/ab_table.py "$OUT/ab.csv" "${fields[@]}" > "$OUT/ab-table.txt"
 python3 bench/ab_table.py "$OUT/ab.csv" --medians "${fields[@]}"
 # the speed guard of a change that must keep it (total time, peak workspace)
 python3 bench/ab_table.py "$OUT/ab.csv" --guard base new | tee "$OUT/ab-guard.txt"
+for l in "${libs[@]}"; do
+  echo "new against ${l%%:*} (${l#*:}):"
+  python3 bench/ab_table.py "$OUT/ab.csv" --guard "${l%%:*}" new "${fields[@]}" | tee -a "$OUT/ab-guard.txt"
+done
 for v in "${variants[@]}"; do
   echo "variant ${v%%:*} (SPGEMM_TEST_GPU_CHOICE=${v#*:}) against new:"
   python3 bench/ab_table.py "$OUT/ab.csv" --guard new "${v%%:*}" "${fields[@]}" | tee -a "$OUT/ab-guard.txt"

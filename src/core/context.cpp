@@ -227,7 +227,7 @@ Context::PostBox Context::post_box(size_t bytes) {
     post_bytes_ = needed;  // (last: a failure above leaves the next call to allocate again)
     last_sequence_ = 0;
   }
-  if (++last_sequence_ == 0) {  // wrapped: no word may hold a sequence still to come
+  if (++last_sequence_ == 0) {  // wrapped: no word may hold a sequence number still to come
     std::memset(post_, 0, post_bytes_);
     last_sequence_ = 1;
   }
@@ -250,7 +250,7 @@ void* Context::zeroed_counters(size_t bytes) {
 }
 
 void Context::wait_for(const PostBox& box, void* out) {
-  // words arrive in any order; each stays once it has the sequence
+  // words arrive in any order; each stays once it has the box's sequence number
   int arrived = 0;
   auto all_there = [&] {
     while (arrived < box.count && box.host_words[arrived] >> 32 == box.sequence) ++arrived;

@@ -102,9 +102,9 @@ class Context {
   // A readback without a copy or a synchronization, for results a kernel
   // posts itself (cuda/post.cuh): pinned host memory the device writes
   // through, each 32-bit word of the data in a 64-bit word of its own
-  // beside the box's sequence (a fresh one per box), so that a word is there
-  // once its sequence is, without the system-scope fence that a sequence
-  // written after the data needs (NCCL's low-latency protocol makes the
+  // beside the box's sequence number (a fresh one per box), so that a word
+  // is there once its sequence number is, without the system-scope fence
+  // that a sequence number written after the data needs (NCCL's low-latency protocol makes the
   // same use of 8-byte stores).
   struct PostBox {
     unsigned long long* words;  // device addresses

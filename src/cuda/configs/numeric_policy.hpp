@@ -22,8 +22,8 @@ inline constexpr int kNumericHashMaxNnz = 8192;
 // The blocks of a warp-group numeric hash kernel an SM is to hold at least
 // (its __launch_bounds__; blocks get none): 5 of 256 threads keep it within
 // 48 registers, where ptxas would give some instances 63-64 registers and
-// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, num; registers:
-// docs/performance.md, "Kernel instances").
+// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, num; all 24
+// instances at 48: docs/data/suite-h100-19a3b79.txt).
 inline constexpr int kWarpNumericMinBlocks = 5;
 
 // The numeric hash kernel's __launch_bounds__ minimum of blocks an SM: 0

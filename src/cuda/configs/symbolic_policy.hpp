@@ -13,8 +13,8 @@
 namespace spgemm::cuda {
 
 // The block kernel of the rows of most terms (the symbolic phase's last
-// hash bin) puts aside rows of B of at least as
-// many entries as the block has threads and number their terms over the
+// hash bin) puts aside rows of B of at least as many entries as the block
+// has threads and numbers their terms over the
 // whole block (kernels/row_loop.cuh's for_each_product), where a row of A
 // names at most this many of them (a warp's lanes number them). In the other
 // block kernels that costs registers (40 instead of 32) and barriers that

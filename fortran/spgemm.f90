@@ -252,8 +252,9 @@ module spgemm
       integer(c_int) :: status
     end function spgemmSetStructureVerification
 
-    ! enabled: 1 = on (the default), 0 = off: numeric phases add every entry's
-    ! terms in a fixed order, so results are the same bits in every run.
+    ! Numeric phases add every entry's terms in a fixed order, so results are
+    ! the same bits in every run, whatever enabled holds (default 1; 0 is
+    ! accepted, read back, and changes no result).
     function spgemmSetDeterministic(handle, enabled) bind(C, name="spgemmSetDeterministic") &
         result(status)
       import :: c_ptr, c_int

@@ -17,7 +17,6 @@
 
 #include "core/values.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <type_traits>

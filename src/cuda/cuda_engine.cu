@@ -29,11 +29,13 @@
 // also brings the symbolic bins' counts, so that the symbolic phase then
 // launches only the bins with rows, with exact grids (without it, every bin
 // is launched and its kernel reads its count on the device).
+// Each phase hands the next a typed result (pipeline.cuh): analyze an
+// Analysis, whose path (gated, small or binned) the symbolic phase follows,
+// and the symbolic phase a Structure, which the numeric phase follows.
 // All work runs on the handle's stream; workspace comes from its pool, the
 // caller's allocator, or the plan's buffer (workspace_bytes is its size).
 #include "cuda/cuda_engine.hpp"
 
-#include "core/arena.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
 #include "core/values.hpp"
@@ -46,6 +48,7 @@
 #include "cuda/dispatch/choice.hpp"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
+#include "cuda/pipeline.cuh"
 #include "cuda/post.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -64,26 +67,6 @@ namespace {
 
 using namespace spgemm::cuda;
 
-// Everything the device computes about a product that the host may need.
-struct Summary {
-  BinCounts symbolic;
-  BinCounts numeric;
-  long long nnz;
-  ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
-  int longest_row;        // small products: nnz of C's longest row
-  unsigned long long b_disorder;  // examined: nonzero where a row of B repeats or lowers a column
-  int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)
-  int gate_shut;          // small products tried behind the gate: nonzero once a row has shut it
-  unsigned int symbolic_blocks_done;  // small products: finished blocks (row_offsets.cuh)
-  unsigned int work_counters[kMaxBins];  // a row counter per bin (binning.cuh's next_row)
-  CsrDefects checks[kMaxCheckedOperands];  // analyze's input checks (~position; 0: none)
-};
-
-static_assert(sizeof(Summary) % sizeof(uint32_t) == 0, "the summary is posted in words");
-static_assert(sizeof(Summary) <= Context::kZeroedBytes &&
-                  sizeof(Summary) / sizeof(uint32_t) <= kPostZeroWordsPerThread * 32,
-              "a gated small product's counters fit the handle's zeroed memory and its post");
-
 struct Sum64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a + b; }
 };
@@ -101,75 +84,6 @@ struct OffsetsAndTotal {
     offsets[i] = static_cast<Offset>(prefix);
     if (i == rows) *total = prefix - base;
   }
-};
-
-// analyze's buffers, carved from one allocation (each pool allocation costs
-// the host about a microsecond, which small products feel): the summary, the
-// rows of both phases' bins, the terms of every row of C (the analysis
-// counts them; both phases bin by them) and, only where the analysis finds
-// them, the width and first column of their columns' range
-// (TermCount::spans, span_firsts; the symbolic phase's binning and its
-// bitmasks over ranges use them).
-class AnalysisBuffers {
- public:
-  Summary* summary = nullptr;
-  int* symbolic_rows = nullptr;
-  int* numeric_rows = nullptr;
-  int* terms = nullptr;
-  int* spans = nullptr;        // nullptr: not allocated
-  int* span_firsts = nullptr;  // nullptr: not allocated
-
-  // `ranges` arrays of the columns' ranges: 0, 1 (spans) or 2 (and firsts).
-  static size_t bytes(int rows, int ranges) {
-    return Arena::round_up(sizeof(Summary)) + (3 + ranges) * pitch(rows);
-  }
-  // Bytes from one array of rows to the next (terms, spans and span_firsts
-  // follow each other: take_counts copies them at once).
-  static size_t pitch(int rows) { return Arena::round_up(sizeof(int) * rows); }
-  // Gives back the previous buffers first (never two at once).
-  void reallocate(Context& ctx, int rows, int ranges) {
-    block_.reallocate(ctx, bytes(rows, ranges));
-    unsigned char* at = block_.get();
-    summary = reinterpret_cast<Summary*>(at);
-    at += Arena::round_up(sizeof(Summary));
-    spans = span_firsts = nullptr;
-    int** arrays[] = {&symbolic_rows, &numeric_rows, &terms, &spans, &span_firsts};
-    for (int i = 0; i < 3 + ranges; ++i) {
-      *arrays[i] = reinterpret_cast<int*>(at);
-      at += pitch(rows);
-    }
-  }
-
- private:
-  DeviceBuffer<unsigned char> block_;
-};
-
-// The side streams of one phase's bins (kernels.hpp's LaunchStreams):
-// forked from the handle's stream for `launches` launches, joined to it
-// again by done(), or on the way out if a launch threw.
-class BinFork {
- public:
-  BinFork(Context& ctx, int launches)
-      : ctx_(ctx), sides_(std::min(std::max(launches - 1, 0), Context::kSideStreams)) {
-    streams_.main = ctx.stream();
-    if (sides_ > 0) streams_.side = ctx.fork(sides_);
-    streams_.sides = sides_;
-  }
-  ~BinFork() {
-    if (sides_ > 0) ctx_.join(sides_);
-  }
-  BinFork(const BinFork&) = delete;
-  BinFork& operator=(const BinFork&) = delete;
-  const LaunchStreams& streams() const { return streams_; }
-  void done() {
-    const int sides = std::exchange(sides_, 0);
-    if (sides > 0) SPGEMM_CUDA_CHECK(ctx_.join(sides));
-  }
-
- private:
-  Context& ctx_;
-  int sides_;
-  LaunchStreams streams_;
 };
 
 template <class T>
@@ -218,7 +132,7 @@ class CudaEngine final : public Engine {
     // uniform:500000:8's pipeline took 0.93 ms against 0.87 with the checks
     // on and the pass spared, powerlaw:100000's 0.39 against 0.29; one H100,
     // spgemm-bench with and without --no-input-checks)
-    for (const long long products : {known_products_, checked_products_})
+    for (const long long products : {analysis_.known_products, analysis_.checked_products})
       if (products >= 0 && products <= limit) return 0;
     return cuda::nnz_lower_bound<Offset, Col>(ctx_, in);
   }
@@ -244,11 +158,10 @@ class CudaEngine final : public Engine {
 
   void analyze(const Operands& in, const CheckedOperand* checks, int count) override {
     const int rows = static_cast<int>(in.A->rows);
-    const cudaStream_t stream = ctx_.stream();
-    lanes_ = lanes_for(in.B->rows, in.B->nnz);
     written_ = {};
-    deferred_.count = 0;
-    gate_ = {};
+    analysis_ = {};
+    Analysis& a = analysis_;
+    a.lanes = lanes_for(in.B->rows, in.B->nnz);
     // A product that looks small (configs/bins.hpp) is tried without a
     // readback here: the symbolic phase runs one kernel over all rows behind
     // a gate that its last block sets on the device, and its synchronization
@@ -261,31 +174,30 @@ class CudaEngine final : public Engine {
     const Choices::Speculative speculative =
         small_ruled_out ? Choices::Speculative{}
                         : choices_.speculative(rows, estimated_products(in));
-    const int bin = speculative.bin;
+    const bool gated = speculative.bin >= 0;
     const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
-    known_products_ = in.products;
-    checked_products_ = -1;
+    a.known_products = in.products;
     // counts made before (a split product's cut) are taken as they are
     // where there is nothing else to find: no checks, no statistics
     const CountedRows* counted = count == 0 && small_ruled_out ? in.counted : nullptr;
-    b_order_examined_ = counted ? counted->b_examined : b_order_worth_examining(*in.B);
-    // spans bound the binned symbolic phase's tables (a speculative small
-    // product is not binned); their first columns place its warps'
-    // bitmasks (counts made before bring none)
-    const bool spans = bin < 0 && (!counted || counted->spans) &&
-                       choices_.measure_ranges(rows, b_order_examined_);
+    a.b_order_examined = counted ? counted->b_examined : b_order_worth_examining(*in.B);
+    // spans bound the binned symbolic phase's tables (a gated product is
+    // not binned); their first columns place its warps' bitmasks (counts
+    // made before bring none)
+    const bool spans = !gated && (!counted || counted->spans) &&
+                       choices_.measure_ranges(rows, a.b_order_examined);
     buffers_.reallocate(ctx_, rows, int{spans} + int{spans && (!counted || counted->span_firsts)});
-    Summary* summary = buffers_.summary;
     // (the gated kernel counts into the handle's zeroed memory where it can:
     // no memset)
-    counters_ = bin >= 0 ? static_cast<Summary*>(ctx_.zeroed_counters(sizeof(Summary))) : nullptr;
-    if (!counters_) SPGEMM_CUDA_CHECK(cudaMemsetAsync(summary, 0, sizeof(Summary), stream));
-    summary_stale_ = false;
-    mask_cap_ = choices_.mask_cap(rows, in.B->cols, &counting()->rows_beyond);
-    if (bin >= 0) {  // the analysis runs in the symbolic phase's kernel (symbolic_small)
-      deferred_.keep(checks, count);
-      symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-      gate_ = {true, speculative.gate_max_row};
+    if (gated) a.counters = static_cast<Summary*>(ctx_.zeroed_counters(sizeof(Summary)));
+    if (!a.counters)
+      SPGEMM_CUDA_CHECK(cudaMemsetAsync(buffers_.summary, 0, sizeof(Summary), ctx_.stream()));
+    a.mask_cap = choices_.mask_cap(rows, in.B->cols, &counting()->rows_beyond);
+    if (gated) {  // the analysis runs in the symbolic phase's kernel (symbolic_gated)
+      a.path = Path::gated;
+      a.bin = speculative.bin;
+      a.gate_max_row_terms = speculative.gate_max_row;
+      a.deferred.keep(checks, count);
       return;
     }
     // (with input checks, whose verdict is read back here anyway, the
@@ -294,85 +206,33 @@ class CudaEngine final : public Engine {
     if (counted)
       take_counts(*counted, rows, terms);
     else
-      launch_analysis<Offset, Col>(ctx_, checks, count, summary->checks, &terms);
+      launch_analysis<Offset, Col>(ctx_, checks, count, buffers_.summary->checks, &terms);
     // The rows are binned before any readback, which then brings the bins'
     // counts too: the symbolic phase launches only bins with rows, with
     // exact grids (a product found small after all wasted the binning).
     bin_symbolic(rows);
     if (count == 0 && !stats_read) {
-      schedule_binned(rows, nullptr);
-      if (counted) symbolic_schedule_.most_terms = counted->most_terms;
+      if (counted) a.most_terms = counted->most_terms;
       return;
     }
     const Summary host = read_summary();
     report_csr_defects<Offset, Col>(checks, count, host.checks);
-    if (stats_read) known_products_ = host.products.total;
-    if (count > 0 && !counted) checked_products_ = host.products.total;
-    if (stats_read && schedule_small(rows, host.products)) return;
-    symbolic_counts_ = host.symbolic;
-    schedule_binned(rows, &symbolic_counts_);
+    if (stats_read) a.known_products = host.products.total;
+    if (count > 0 && !counted) a.checked_products = host.products.total;
+    if (stats_read && choose_small(rows, host.products)) return;
+    a.counts = host.symbolic;
   }
 
   int64_t symbolic(const Operands& in, MatrixDesc& c) override {
     const int rows = static_cast<int>(in.A->rows);
-    const cudaStream_t stream = ctx_.stream();
-    auto* offsets = static_cast<Offset*>(c.row_offsets);
-    Summary* summary = buffers_.summary;
     written_ = {};
-    bool shut = false;  // tried behind the gate, which stayed shut
-    ProductStats stats{};
-    if (gate_.tried) {  // tried behind the gate (analyze)
-      // (the rows count their own terms: the pass only checks)
-      const TermCount terms = term_count(in, true);
-      TermCount checks_only = terms;
-      checks_only.row_count = 0;
-      const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
-          ctx_, deferred_.operands, deferred_.count, counting()->checks, &checks_only);
-      Summary host;
-      try {
-        host = symbolic_small(in, offsets, static_cast<Offset>(c.base), &pass, &terms);
-      } catch (...) {
-        if (counters_) ctx_.spoil_zeroed_counters();  // (may not have been set back)
-        throw;
-      }
-      if (std::exchange(counters_, nullptr)) {  // (the plan's summary was never zeroed)
-        posted_ = host;
-        summary_stale_ = true;
-      }
-      report_csr_defects<Offset, Col>(deferred_.operands, deferred_.count, host.checks);
-      deferred_.count = 0;
-      gate_ = {};
-      if (host.products.small_rows > 0) return small_nnz(host, rows);
-      known_products_ = host.products.total;
-      stats = host.products;
-      shut = true;
+    if (analysis_.path == Path::gated) {
+      const Summary host = symbolic_gated(in, c);
+      if (host.products.small_rows > 0) return small_structure(host, rows);  // (the gate opened)
     }
-    if (summary_stale_) restore_counts();
-    if (shut && !schedule_small(rows, stats)) {  // what analyze would have chosen
-      bin_symbolic(rows);
-      schedule_binned(rows, nullptr);
-      symbolic_schedule_.most_terms = stats.max;  // (the bins no row reaches: skipped)
-    }
-    if (symbolic_schedule_.single_bin >= 0)
-      return small_nnz(symbolic_small(in, offsets, static_cast<Offset>(c.base)), rows);
-    // Rows without products are not binned: their count stays 0.
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), stream));
-    BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::symbolic), symbolic_schedule_));
-    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
-                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, buffers_.terms, symbolic_ranges(),
-                                 symbolic_schedule_, offsets, nullptr, nullptr, fork.streams());
-    fork.done();
-    const Summary host = scan_bin_and_read(offsets, rows, static_cast<Offset>(c.base));
-    b_sorted_ = b_order_examined_ && host.b_disorder == 0;
-    numeric_counts_ = host.numeric;
-    numeric_schedule_ = {&summary->numeric, buffers_.numeric_rows, &numeric_counts_, -1,
-                         summary->work_counters};
-    // (C's products are counted only for C of few rows: otherwise estimated)
-    const double products = known_products_ >= 0 ? static_cast<double>(known_products_)
-                                                  : estimated_products(in);
-    numeric_schedule_.thread_rows = choices_.numeric_thread_rows(rows, products, host.nnz);
-    return host.nnz;
+    if (analysis_.posted) restore_counts();
+    if (analysis_.path == Path::small) return small_structure(symbolic_small(in, c), rows);
+    return symbolic_binned(in, c);
   }
 
   void numeric(const Operands& in, MatrixDesc& c, const void* alpha,
@@ -390,158 +250,41 @@ class CudaEngine final : public Engine {
                                          static_cast<int>(c.base),
                                          static_cast<Col*>(c.col_ind),
                                          static_cast<Value*>(c.values),
-                                         b_sorted_};
+                                         structure_.b_sorted};
     const WrittenArrays target{c.row_offsets, c.col_ind};
     DeviceBuffer<unsigned char> split_scratch;  // given back after the join
-    Schedule schedule = numeric_schedule_;
+    Schedule schedule = numeric_schedule();
     schedule.split = split_rows(in, c, split_scratch);
     BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::numeric), schedule));
-    launch_numeric<Value, Offset, Col>(choices_, args, static_cast<int>(c.rows), lanes_,
+    launch_numeric<Value, Offset, Col>(choices_, args, static_cast<int>(c.rows), analysis_.lanes,
                                        target == written_, schedule, fork.streams());
     fork.done();
     written_ = target;
   }
 
  private:
-  // The last hash bin's rows split among blocks in the numeric phase where
-  // Choices::split_parts says so (the bin's rows counted on the host), with
-  // their scratch from `scratch` (its flags and counter zeroed); otherwise
-  // none.
-  SplitRows split_rows(const Operands& in, const MatrixDesc& c,
-                       DeviceBuffer<unsigned char>& scratch) {
-    const Schedule& s = numeric_schedule_;
-    const BinLayout& layout = choices_.layout(Phase::numeric);
-    const int last = layout.dense_bin() - 1;
-    if (!s.host_counts || s.single_bin >= 0 || last < 0) return {};
-    const int rows = s.host_counts->count[last];
-    const auto width = static_cast<int>(std::min<int64_t>(in.B->cols, INT_MAX));
-    const SplitRowsLayout split(rows, width, sizeof(Value));
-    const int parts = choices_.split_parts(
-        in.D != nullptr, in.B->cols, rows, static_cast<double>(split.end),
-        static_cast<double>(c.nnz) * static_cast<double>(sizeof(Value) + sizeof(Col)));
-    if (parts == 0) return {};
-    scratch.reallocate(ctx_, split.end);
-    const SplitRows rows_split =
-        SplitRows::of(scratch.get(), parts, width, layout.hash[last].spec.table_size, split);
-    SPGEMM_CUDA_CHECK(cudaMemsetAsync(rows_split.flags, 0, split.zeroed_bytes(), ctx_.stream()));
-    return rows_split;
-  }
+  // ---- analyze ------------------------------------------------------------
 
-  // The input checks whose verdict the symbolic phase reads back (copies of
-  // the descriptors as analyze saw them, to name the defect).
-  struct DeferredChecks {
-    MatrixDesc matrices[kMaxCheckedOperands];
-    CheckedOperand operands[kMaxCheckedOperands];
-    int count = 0;
-    void keep(const CheckedOperand* checks, int n) {
-      for (count = 0; count < n; ++count) {
-        matrices[count] = *checks[count].m;
-        operands[count] = {&matrices[count], checks[count].name};
-      }
-    }
-  };
-
-  // Where the analysis and a gated small product's kernel count.
-  Summary* counting() const { return counters_ ? counters_ : buffers_.summary; }
-
-  // After a gated kernel that counted in the handle's zeroed memory, before
-  // any kernel that counts in the plan's summary (a shut gate's symbolic
-  // phase, or a later spgemmSymbolic): the summary, never zeroed, gets
-  // what the binned phase reads on the device from it, as the gated kernel
-  // posted it (the products' statistics, which a later small symbolic phase
-  // reads back, B's disorder, the rows beyond the mask cap), and zeros for
-  // the counters.
-  void restore_counts() {
-    Summary restored{};
-    restored.products = posted_.products;
-    restored.b_disorder = posted_.b_disorder;
-    restored.rows_beyond = posted_.rows_beyond;
-    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(buffers_.summary, &restored, sizeof(Summary),
-                                      cudaMemcpyHostToDevice, ctx_.stream()));
-    summary_stale_ = false;
-    if (mask_cap_.rows_beyond) mask_cap_.rows_beyond = &buffers_.summary->rows_beyond;
+  // Where the analysis and a gated product's kernel count.
+  Summary* counting() const {
+    return analysis_.counters ? analysis_.counters : buffers_.summary;
   }
 
   // What the analysis counts (analysis.cuh): the terms of every row, with
   // `stats` their statistics, B's order where it is examined, and the rows
   // beyond the mask cap; into counting().
-  TermCount term_count(const Operands& in, bool stats) {
+  TermCount term_count(const Operands& in, bool stats) const {
+    const Analysis& a = analysis_;
     Summary* summary = counting();
     TermCount terms{&in, buffers_.terms, stats ? &summary->products : nullptr};
-    if (b_order_examined_) terms.b_disorder = &summary->b_disorder;
+    if (a.b_order_examined) terms.b_disorder = &summary->b_disorder;
     terms.spans = buffers_.spans;  // (each nullptr where not counted)
     terms.span_firsts = buffers_.span_firsts;
-    if (mask_cap_.rows_beyond) {
+    if (a.mask_cap.rows_beyond) {
       terms.rows_beyond = &summary->rows_beyond;
-      terms.beyond_terms = mask_cap_.beyond;
+      terms.beyond_terms = a.mask_cap.beyond;
     }
     return terms;
-  }
-
-  // The symbolic phase of a small product: one kernel over all rows (behind
-  // the gate if analyze set one, with `analysis` run in blocks of its own
-  // beside the rows, which count `terms` themselves: row_offsets.cuh's
-  // SmallFinish) whose last block writes C's offsets, and the summary read
-  // back.
-  Summary symbolic_small(const Operands& in, Offset* offsets, Offset base,
-                         const AnalysisPass<Offset, Col>* analysis = nullptr,
-                         const TermCount* terms = nullptr) {
-    const int rows = static_cast<int>(in.A->rows);
-    Summary* summary = counting();
-    const Context::PostBox box = ctx_.post_box(sizeof(Summary));
-    SmallFinish<Offset> finish{rows, base, &summary->nnz, &summary->longest_row,
-                               &summary->symbolic_blocks_done,
-                               post_into(box, summary, /*zero=*/counters_ != nullptr)};
-    finish.counts = buffers_.symbolic_rows;  // (not binned: free)
-    if (gate_.tried) {  // (no spans: analyze counts them only for binned products)
-      finish.stats = terms->stats;
-      finish.sizes = terms->sizes;
-      finish.rows_beyond = terms->rows_beyond;
-      finish.beyond_terms = terms->beyond_terms;
-      finish.shut = &summary->gate_shut;
-      finish.max_row_terms = gate_.max_row_terms;
-    }
-    finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
-    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
-                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
-                                 rows, lanes_, nullptr, SymbolicRanges{}, symbolic_schedule_,
-                                 offsets, &finish, analysis, LaunchStreams{ctx_.stream()});
-    return wait_for_summary(box);
-  }
-
-  // The summary, once the work enqueued so far is done (posted: a copy and
-  // a stream synchronization take longer).
-  Summary read_summary() {
-    Summary host;
-    read_back_posted(ctx_, &host, buffers_.summary, sizeof(Summary));
-    return host;
-  }
-
-  // The summary a kernel posts into `box`.
-  Summary wait_for_summary(const Context::PostBox& box) {
-    Summary host;
-    ctx_.wait_for(box, &host);
-    return host;
-  }
-
-  // nnz(C) of a small product; its numeric phase runs in the sort bin that
-  // holds its row of most terms, or else in the hash bin of its longest row
-  // (there is one: nnz <= terms, and the symbolic bin was only chosen where
-  // the numeric layout has one for the same rows).
-  int64_t small_nnz(const Summary& host, int rows) {
-    b_sorted_ = b_order_examined_ && host.b_disorder == 0;
-    numeric_schedule_ = {nullptr, nullptr, nullptr,
-                         choices_.small_numeric_bin(rows, host.products.max, host.longest_row)};
-    return host.nnz;
-  }
-
-  // A small product's symbolic schedule, one bin over all rows, if its
-  // statistics make it one (Choices::small_symbolic_bin); otherwise false.
-  bool schedule_small(int rows, const ProductStats& stats) {
-    const int bin = choices_.small_symbolic_bin(rows, stats.total, stats.max);
-    if (bin < 0) return false;
-    symbolic_schedule_ = {nullptr, nullptr, nullptr, bin};
-    return true;
   }
 
   // What launch_analysis would write for `terms` (no statistics, no gate),
@@ -569,29 +312,24 @@ class CudaEngine final : public Engine {
   // analysis counted), or by their columns' range where analyze counted it
   // (buffers_.spans) and it is narrower, within the mask cap.
   void bin_symbolic(int rows) {
+    Analysis& a = analysis_;
     Summary* summary = buffers_.summary;
     RowSizes sizes = sizes_from_terms(buffers_.terms, buffers_.spans, &summary->b_disorder);
-    sizes.mask_cap = mask_cap_;
-    symbolic_thresholds_ = choices_.symbolic_thresholds(rows);
-    bin_rows(ctx_.limits(), sizes, rows, symbolic_thresholds_, &summary->symbolic,
-             buffers_.symbolic_rows, ctx_.stream());
+    sizes.mask_cap = a.mask_cap;
+    a.path = Path::binned;
+    a.thresholds = choices_.symbolic_thresholds(rows);
+    bin_rows(ctx_.limits(), sizes, rows, a.thresholds, &summary->symbolic, buffers_.symbolic_rows,
+             ctx_.stream());
   }
 
-  // The binned symbolic phase's column ranges, where the analysis found
-  // them.
-  SymbolicRanges symbolic_ranges() const {
-    if (!buffers_.span_firsts) return {};
-    return {buffers_.spans, buffers_.span_firsts, &buffers_.summary->b_disorder};
-  }
-
-  // The schedule of the binned rows of C's `rows`; with the bins' counts on
-  // the host where they were read back.
-  void schedule_binned(int rows, const BinCounts* host_counts) {
-    Summary* summary = buffers_.summary;
-    symbolic_schedule_ = {&summary->symbolic, buffers_.symbolic_rows, host_counts, -1,
-                          summary->work_counters};
-    symbolic_schedule_.one_warp_launch = choices_.few_launches(rows);
-    symbolic_schedule_.thresholds = &symbolic_thresholds_;
+  // The small-product pipeline's one bin of all rows, if the products'
+  // statistics make it one (Choices::small_symbolic_bin); otherwise false.
+  bool choose_small(int rows, const ProductStats& stats) {
+    const int bin = choices_.small_symbolic_bin(rows, stats.total, stats.max);
+    if (bin < 0) return false;
+    analysis_.path = Path::small;
+    analysis_.bin = bin;
+    return true;
   }
 
   // C's products (and D's entries) as if every row of B had B's average
@@ -601,6 +339,160 @@ class CudaEngine final : public Engine {
         in.B->rows > 0 ? static_cast<double>(in.B->nnz) / static_cast<double>(in.B->rows) : 0.0;
     return static_cast<double>(in.A->nnz) * per_b_row +
            (in.D ? static_cast<double>(in.D->nnz) : 0.0);
+  }
+
+  // ---- symbolic: a small product ------------------------------------------
+
+  // A gated product's symbolic phase: its one kernel, which counts the
+  // rows' terms itself and runs the input checks in blocks of its own, and
+  // the verdict. The gate open, the path is small and the phase done (the
+  // summary returned); shut, the path is what analyze would have chosen
+  // from the products' statistics, with the rows binned where it is binned.
+  Summary symbolic_gated(const Operands& in, MatrixDesc& c) {
+    Analysis& a = analysis_;
+    const int rows = static_cast<int>(in.A->rows);
+    // (the rows count their own terms: the pass only checks)
+    const TermCount terms = term_count(in, true);
+    TermCount checks_only = terms;
+    checks_only.row_count = 0;
+    const auto deferred = a.deferred.operands();
+    const AnalysisPass<Offset, Col> pass = analysis_pass_of<Offset, Col>(
+        ctx_, deferred.data(), a.deferred.count, counting()->checks, &checks_only);
+    Summary host;
+    try {
+      host = symbolic_small(in, c, &pass, &terms);
+    } catch (...) {
+      if (a.counters) ctx_.spoil_zeroed_counters();  // (may not have been set back)
+      throw;
+    }
+    if (std::exchange(a.counters, nullptr)) a.posted = host;  // (the plan's summary was never zeroed)
+    report_csr_defects<Offset, Col>(deferred.data(), a.deferred.count, host.checks);
+    a.deferred.count = 0;
+    if (host.products.small_rows > 0) {
+      a.path = Path::small;
+      return host;
+    }
+    a.known_products = host.products.total;
+    if (a.posted) restore_counts();
+    if (!choose_small(rows, host.products)) {
+      bin_symbolic(rows);
+      a.most_terms = host.products.max;  // (the bins no row reaches: skipped)
+    }
+    return host;
+  }
+
+  // The summary's counts as a gated kernel that counted in the handle's
+  // zeroed memory posted them (Analysis::posted): what the binned phase
+  // reads on the device from it (the products' statistics, which a later
+  // small symbolic phase reads back, B's disorder, the rows beyond the mask
+  // cap), and zeros for the counters.
+  void restore_counts() {
+    Analysis& a = analysis_;
+    Summary restored{};
+    restored.products = a.posted->products;
+    restored.b_disorder = a.posted->b_disorder;
+    restored.rows_beyond = a.posted->rows_beyond;
+    SPGEMM_CUDA_CHECK(cudaMemcpyAsync(buffers_.summary, &restored, sizeof(Summary),
+                                      cudaMemcpyHostToDevice, ctx_.stream()));
+    a.posted.reset();
+    if (a.mask_cap.rows_beyond) a.mask_cap.rows_beyond = &buffers_.summary->rows_beyond;
+  }
+
+  // The symbolic phase of a small product: one kernel over all rows (behind
+  // the gate on the gated path, with `analysis` run in blocks of its own
+  // beside the rows, which count `terms` themselves: row_offsets.cuh's
+  // SmallFinish) whose last block writes C's offsets, and the summary read
+  // back.
+  Summary symbolic_small(const Operands& in, MatrixDesc& c,
+                         const AnalysisPass<Offset, Col>* analysis = nullptr,
+                         const TermCount* terms = nullptr) {
+    const Analysis& a = analysis_;
+    const int rows = static_cast<int>(in.A->rows);
+    Summary* summary = counting();
+    const Context::PostBox box = ctx_.post_box(sizeof(Summary));
+    SmallFinish<Offset> finish{rows,
+                               static_cast<Offset>(c.base),
+                               &summary->nnz,
+                               &summary->longest_row,
+                               &summary->symbolic_blocks_done,
+                               post_into(box, summary, /*zero=*/a.counters != nullptr)};
+    finish.counts = buffers_.symbolic_rows;  // (not binned: free)
+    if (a.path == Path::gated) {  // (no spans: analyze counts them only for binned products)
+      finish.stats = terms->stats;
+      finish.sizes = terms->sizes;
+      finish.rows_beyond = terms->rows_beyond;
+      finish.beyond_terms = terms->beyond_terms;
+      finish.shut = &summary->gate_shut;
+      finish.max_row_terms = a.gate_max_row_terms;
+    }
+    finish.extents = {in.A->nnz, in.B->rows, in.B->nnz, in.D ? in.D->nnz : 0};
+    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
+                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                 rows, a.lanes, nullptr, SymbolicRanges{}, symbolic_schedule(rows),
+                                 static_cast<Offset*>(c.row_offsets), &finish, analysis,
+                                 LaunchStreams{ctx_.stream()});
+    return wait_for_summary(box);
+  }
+
+  // nnz(C) of a small product; its numeric phase runs in the sort bin that
+  // holds its row of most terms, or else in the hash bin of its longest row
+  // (there is one: nnz <= terms, and the symbolic bin was only chosen where
+  // the numeric layout has one for the same rows).
+  int64_t small_structure(const Summary& host, int rows) {
+    structure_ = {};
+    structure_.b_sorted = analysis_.b_order_examined && host.b_disorder == 0;
+    structure_.bin = choices_.small_numeric_bin(rows, host.products.max, host.longest_row);
+    return host.nnz;
+  }
+
+  // ---- symbolic: a binned product -----------------------------------------
+
+  // The binned symbolic phase: the bins' kernels count each row's nnz into
+  // C's row offsets, which scan_bin_and_read makes offsets; the numeric
+  // bins' counts come back with nnz(C).
+  int64_t symbolic_binned(const Operands& in, MatrixDesc& c) {
+    const int rows = static_cast<int>(in.A->rows);
+    auto* offsets = static_cast<Offset*>(c.row_offsets);
+    // Rows without products are not binned: their count stays 0.
+    SPGEMM_CUDA_CHECK(
+        cudaMemsetAsync(offsets, 0, sizeof(Offset) * (rows + 1), ctx_.stream()));
+    const Schedule schedule = symbolic_schedule(rows);
+    BinFork fork(ctx_, scheduled_launches(choices_.layout(Phase::symbolic), schedule));
+    launch_symbolic<Offset, Col>(choices_, pattern_of<Offset, Col>(in.A),
+                                 pattern_of<Offset, Col>(in.B), pattern_of<Offset, Col>(in.D),
+                                 rows, analysis_.lanes, buffers_.terms, symbolic_ranges(),
+                                 schedule, offsets, nullptr, nullptr, fork.streams());
+    fork.done();
+    const Summary host = scan_bin_and_read(offsets, rows, static_cast<Offset>(c.base));
+    structure_ = {};
+    structure_.b_sorted = analysis_.b_order_examined && host.b_disorder == 0;
+    structure_.counts = host.numeric;
+    // (C's products are counted only for C of few rows: otherwise estimated)
+    const double products = analysis_.known_products >= 0
+                                ? static_cast<double>(analysis_.known_products)
+                                : estimated_products(in);
+    structure_.thread_rows = choices_.numeric_thread_rows(rows, products, host.nnz);
+    return host.nnz;
+  }
+
+  // The symbolic phase's schedule of C's `rows` rows, as analysis_ chose it.
+  Schedule symbolic_schedule(int rows) const {
+    const Analysis& a = analysis_;
+    if (a.path != Path::binned) return {nullptr, nullptr, nullptr, a.bin};
+    Summary* summary = buffers_.summary;
+    Schedule s{&summary->symbolic, buffers_.symbolic_rows, a.counts ? &*a.counts : nullptr, -1,
+               summary->work_counters};
+    s.most_terms = a.most_terms;
+    s.one_warp_launch = choices_.few_launches(rows);
+    s.thresholds = &a.thresholds;
+    return s;
+  }
+
+  // The binned symbolic phase's column ranges, where the analysis found
+  // them.
+  SymbolicRanges symbolic_ranges() const {
+    if (!buffers_.span_firsts) return {};
+    return {buffers_.spans, buffers_.span_firsts, &buffers_.summary->b_disorder};
   }
 
   // nnz(C) in 64 bits (so that overflow of the index type is detected, not
@@ -616,7 +508,7 @@ class CudaEngine final : public Engine {
     const cudaStream_t stream = ctx_.stream();
     Summary* summary = buffers_.summary;
     const NumericBinning bins{sizes_from_offsets(offsets, buffers_.terms),
-                              choices_.numeric_thresholds(rows, known_products_),
+                              choices_.numeric_thresholds(rows, analysis_.known_products),
                               &summary->numeric, buffers_.numeric_rows};
     if (choices_.few_launches(rows)) {
       const Context::PostBox box = ctx_.post_box(sizeof(Summary));
@@ -651,6 +543,57 @@ class CudaEngine final : public Engine {
     return bytes;
   }
 
+  // The summary, once the work enqueued so far is done (posted: a copy and
+  // a stream synchronization take longer).
+  Summary read_summary() {
+    Summary host;
+    read_back_posted(ctx_, &host, buffers_.summary, sizeof(Summary));
+    return host;
+  }
+
+  // The summary a kernel posts into `box`.
+  Summary wait_for_summary(const Context::PostBox& box) {
+    Summary host;
+    ctx_.wait_for(box, &host);
+    return host;
+  }
+
+  // ---- numeric ------------------------------------------------------------
+
+  // The numeric phase's schedule, as structure_ has it.
+  Schedule numeric_schedule() const {
+    const Structure& s = structure_;
+    if (s.bin >= 0) return {nullptr, nullptr, nullptr, s.bin};
+    Summary* summary = buffers_.summary;
+    Schedule schedule{&summary->numeric, buffers_.numeric_rows, &s.counts, -1,
+                      summary->work_counters};
+    schedule.thread_rows = s.thread_rows;
+    return schedule;
+  }
+
+  // The last hash bin's rows split among blocks in the numeric phase where
+  // Choices::split_parts says so (binned products, the bin's rows counted
+  // on the host), with their scratch from `scratch` (its flags and counter
+  // zeroed); otherwise none.
+  SplitRows split_rows(const Operands& in, const MatrixDesc& c,
+                       DeviceBuffer<unsigned char>& scratch) {
+    const BinLayout& layout = choices_.layout(Phase::numeric);
+    const int last = layout.dense_bin() - 1;
+    if (structure_.bin >= 0 || last < 0) return {};
+    const int rows = structure_.counts.count[last];
+    const auto width = static_cast<int>(std::min<int64_t>(in.B->cols, INT_MAX));
+    const SplitRowsLayout split(rows, width, sizeof(Value));
+    const int parts = choices_.split_parts(
+        in.D != nullptr, in.B->cols, rows, static_cast<double>(split.end),
+        static_cast<double>(c.nnz) * static_cast<double>(sizeof(Value) + sizeof(Col)));
+    if (parts == 0) return {};
+    scratch.reallocate(ctx_, split.end);
+    const SplitRows rows_split =
+        SplitRows::of(scratch.get(), parts, width, layout.hash[last].spec.table_size, split);
+    SPGEMM_CUDA_CHECK(cudaMemsetAsync(rows_split.flags, 0, split.zeroed_bytes(), ctx_.stream()));
+    return rows_split;
+  }
+
   // C's arrays the last numeric phase since the symbolic phase wrote to:
   // if the next writes to the same, their column indices are worth trying
   // (they are checked row by row, never trusted; the first numeric phase
@@ -666,33 +609,9 @@ class CudaEngine final : public Engine {
   Context& ctx_;
   const Settings& settings_;  // the handle's (the plan keeps them alive)
   Choices choices_;
-  int lanes_ = 1;
-  bool b_order_examined_ = false;  // by analyze (b_order_worth_examining, or as counted)
-  bool b_sorted_ = false;          // ... and B's rows found strictly increasing (symbolic)
-  // A gated small product's counters (analyze: the handle's zeroed memory,
-  // Context::zeroed_counters), until its symbolic kernel has posted them;
-  // nullptr: the plan's summary, zeroed by analyze.
-  Summary* counters_ = nullptr;
-  bool summary_stale_ = false;  // ... which have been posted (posted_), not the summary zeroed
-  Summary posted_{};
-  MaskCap mask_cap_;               // by analyze, for the symbolic binning
-  long long known_products_ = -1;  // C's products where analyze or a missed gate read them back
-  long long checked_products_ = -1;  // C's products where analyze's input checks read them back
-  AnalysisBuffers buffers_;
-  BinThresholds symbolic_thresholds_{};  // the symbolic binning's (symbolic_schedule_'s)
-  BinCounts symbolic_counts_{};  // where analyze read them back
-  BinCounts numeric_counts_{};
-  DeferredChecks deferred_;
-  // Whether analyze left a small product to be tried behind the gate
-  // (ProductStats::small_rows) without knowing its statistics, and the most
-  // terms a row may have for the gate to open.
-  struct Gate {
-    bool tried = false;
-    int max_row_terms = 0;
-  };
-  Gate gate_;
-  Schedule symbolic_schedule_;
-  Schedule numeric_schedule_;
+  AnalysisBuffers buffers_;  // analyze's device arrays, kept for the plan's phases
+  Analysis analysis_;        // by analyze (a gated symbolic phase settles its path)
+  Structure structure_;      // by symbolic
   WrittenArrays written_;
 };
 

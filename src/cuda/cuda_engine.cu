@@ -48,6 +48,7 @@
 #include "cuda/dispatch/choice.hpp"
 #include "cuda/kernels/kernels.hpp"
 #include "cuda/operands/transpose.cuh"
+#include "cuda/partition/row_split.hpp"
 #include "cuda/pipeline.cuh"
 #include "cuda/post.cuh"
 

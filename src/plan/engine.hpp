@@ -9,7 +9,6 @@
 #include "core/matrix.hpp"
 #include "plan/transpose.hpp"
 
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -17,18 +16,10 @@
 
 namespace spgemm {
 
-// What the analysis counts per row of C, where a split product's cut
-// counted it already (src/multi/): device arrays of the part's rows, on any
-// device (cuda/analysis/analysis.cuh's TermCount).
-struct CountedRows {
-  const int* terms = nullptr;        // TermCount::sizes
-  const int* spans = nullptr;        // TermCount::spans (nullptr: not counted),
-  const int* span_firsts = nullptr;  // and span_firsts, each `pitch` ints past the one before
-  int64_t pitch = 0;
-  bool b_examined = false;     // B's order examined (TermCount::b_disorder),
-  bool b_disordered = false;   // and found not strictly increasing
-  int most_terms = INT_MAX;    // no row has more terms (INT_MAX: not known)
-};
+// What the GPU analysis counts per row of C, where a split product's cut
+// counted it already (cuda/partition/row_split.hpp); only the GPU engine
+// reads it.
+struct CountedRows;
 
 // The operands of one product as the engine sees them (already transposed
 // where the plan asked for it). D is optional: its pattern joins C's, its

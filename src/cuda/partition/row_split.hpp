@@ -21,6 +21,23 @@
 #include <optional>
 #include <vector>
 
+namespace spgemm {
+
+// What the analysis counts per row of C, where a split product's cut
+// counted it already (src/multi/): device arrays of the part's rows, on any
+// device (cuda/analysis/analysis.cuh's TermCount).
+struct CountedRows {
+  const int* terms = nullptr;        // TermCount::sizes
+  const int* spans = nullptr;        // TermCount::spans (nullptr: not counted),
+  const int* span_firsts = nullptr;  // and span_firsts, each `pitch` ints past the one before
+  int64_t pitch = 0;
+  bool b_examined = false;     // B's order examined (TermCount::b_disorder),
+  bool b_disordered = false;   // and found not strictly increasing
+  int most_terms = INT_MAX;    // no row has more terms (INT_MAX: not known)
+};
+
+}  // namespace spgemm
+
 namespace spgemm::cuda {
 
 // Where the rows of C = op(A) * op(B) (+ D) are cut: part p has the rows

@@ -8,9 +8,9 @@
 // table with a warp barrier per pass: there, stencil27:64's first numeric
 // phase, whose rows of 125 entries sort 128 slots, spends 28% of its
 // instructions and a third of its stall samples (Nsight Compute's source
-// counters). Columns must be below
-// kPackedSortMaxColumns, so that packed keys stay positive ints; empty slots
-// sort last as INT_MAX.
+// counters). B must have fewer than kPackedSortMaxColumns columns, so that
+// every packed key stays below INT_MAX, which marks an empty slot and sorts
+// last (column 2^23 - 1 in slot 255 would pack to INT_MAX itself).
 #pragma once
 
 #include "cuda/accumulators/hash_table.cuh"
@@ -50,14 +50,14 @@ __device__ __forceinline__ void warp_sort_packed(const int* keys, const Value* v
   }
 }
 
-// The same where it applies (n <= 256, columns below kPackedSortMaxColumns);
+// The same where it applies (n <= 256, fewer columns than kPackedSortMaxColumns);
 // false, with nothing written, where it does not.
 template <class Value, class Index>
 __device__ __forceinline__ bool warp_scatter_sorted_packed(const int* keys, const Value* values,
                                                            int n, long long columns, int len,
                                                            int base, Index* out_cols,
                                                            Value* out_values) {
-  if (columns > kPackedSortMaxColumns || n > 8 * 32) return false;
+  if (columns >= kPackedSortMaxColumns || n > 8 * 32) return false;
   if (n <= 4 * 32)
     warp_sort_packed<4>(keys, values, n, len, base, out_cols, out_values);
   else

@@ -319,8 +319,10 @@ Result run(const std::string& input, const Options& o, cudaStream_t stream, cons
   r.cus_setup = timed(stream, o.warmup, o.reps, cus_free, [&] {
     cus_ap = std::make_unique<ReuseProduct>();
     cus_ac = std::make_unique<ReuseProduct>();
-    reuse_setup(raw_c, ca.get(), cp.get(), a.rows, p.cols, CUDA_R_64F, mem, *cus_ap);
-    reuse_setup(raw_c, cr.get(), cus_ap->c.get(), p.cols, p.cols, CUDA_R_64F, mem, *cus_ac);
+    reuse_setup(raw_c, ca.get(), cp.get(), a.rows, p.cols, IndexWidths{}, CUDA_R_64F, mem,
+                *cus_ap);
+    reuse_setup(raw_c, cr.get(), cus_ap->c.get(), p.cols, p.cols, IndexWidths{}, CUDA_R_64F, mem,
+                *cus_ac);
   });
   r.cus_rerun = timed(stream, o.warmup, o.reps, [] {}, [&] {
     reuse_compute(raw_c, ca.get(), cp.get(), CUDA_R_64F, *cus_ap);

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "csr_host.hpp"
+#include "util.hpp"
 
 namespace bench {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-enum class Precision { f64, f32 };
+// Value and compute type: double, float, complex<float>, complex<double>.
+enum class Precision { f64, f32, c64, c128 };
 enum class AllocMode { pool, malloc };
 
 // An input as named on the command line (order kept).
@@ -34,6 +36,7 @@ struct Input {
 struct Options {
   std::vector<Input> inputs;
   Precision precision = Precision::f64;
+  IndexWidths index;  // both libraries' A, B and C (--index)
   int warmup = 2;
   int reps = 10;
   AllocMode alloc = AllocMode::pool;
@@ -64,7 +67,8 @@ struct RunInfo {
 };
 
 // One input matrix, loaded and prepared: C = A * B with B = A (square) or
-// B = A^T (rectangular).
+// B = A^T (rectangular). Real values and 32-bit indices: each run converts
+// them to its precision and index layout.
 struct Problem {
   std::string name;    // short name for the table
   std::string source;  // path or generator spec
@@ -106,7 +110,7 @@ struct Record {
   int64_t products = -1;
   double load_ms = kNaN;
   int64_t nnz_c = -1;    // from libspgemm, or from cuSPARSE if it failed
-  int64_t c_bytes = -1;  // (rows + 1) * 4 + nnz(C) * (4 + sizeof value)
+  int64_t c_bytes = -1;  // (rows + 1) * offset bytes + nnz(C) * (index bytes + value bytes)
 
   bool lib_ran = false, lib_ok = false;
   std::string lib_error;
@@ -129,6 +133,9 @@ struct Record {
 
   bool cus_ran = false, cus_ok = false;
   std::string cus_error;
+  // cuSPARSE returned CUSPARSE_STATUS_NOT_SUPPORTED (the index layout or value
+  // type): why it has no times; the reuse family's likewise
+  std::string cus_note, cus_reuse_note;
   CusparseTimes cus;
   int64_t cus_nnz_c = -1;
   int64_t cus_buffer1_bytes = -1, cus_buffer2_bytes = -1;
@@ -166,6 +173,8 @@ struct Record {
 };
 
 const char* precision_name(Precision p);
+std::string index_name(IndexWidths w);         // "32/32", "64/32", "64/64"
+std::string index_description(IndexWidths w);  // "32-bit indices", ...
 const char* check_name(Check c);
 
 // runners.cpp ---------------------------------------------------------------

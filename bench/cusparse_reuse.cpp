@@ -42,13 +42,14 @@ Scalars scalars(cudaDataType type) {
 }  // namespace
 
 void reuse_setup(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseSpMatDescr_t b,
-                 int64_t rows, int64_t cols, cudaDataType type, const MemCtx& mem,
-                 ReuseProduct& out) {
+                 int64_t rows, int64_t cols, IndexWidths widths, cudaDataType type,
+                 const MemCtx& mem, ReuseProduct& out) {
   out.rows = rows;
   out.cols = cols;
   cusparseSpMatDescr_t c = nullptr;
   check_cusparse(cusparseCreateCsr(&c, rows, cols, 0, nullptr, nullptr, nullptr,
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                   cusparse_index_type(widths.offsets),
+                                   cusparse_index_type(widths.columns),
                                    CUSPARSE_INDEX_BASE_ZERO, type),
                  "cusparseCreateCsr(C)");
   out.c.reset(c);
@@ -74,8 +75,8 @@ void reuse_setup(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseSpMatD
                  "cusparseSpGEMMreuse_nnz");
   buffer1.reset();
   buffer2.reset();
-  out.nnz = allocate_c_arrays(c, rows, value_bytes(type), mem, out.row_offsets, out.col_ind,
-                              out.values);
+  out.nnz = allocate_c_arrays(c, rows, widths, value_bytes(type), mem, out.row_offsets,
+                              out.col_ind, out.values);
   check_cusparse(cusparseSpGEMMreuse_copy(handle, kOp, kOp, a, b, c, kAlg, sp, &s5, nullptr),
                  "cusparseSpGEMMreuse_copy (size)");
   out.buffer5 = Buffer::allocate(mem, s5, "cuSPARSE reuse buffer 5");

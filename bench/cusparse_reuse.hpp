@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuSPARSE's structure-reuse family (cusparseSpGEMMreuse_*) for C = A * B,
-// 32-bit indices, as PETSc and AmgX call it for a product whose values
+// C's indices as wide as the caller's A and B, as PETSc and AmgX call it for a product whose values
 // change, with the buffers NVIDIA's documentation frees and keeps: shared by
 // spgemm-bench --reuse and spgemm-amg-bench.
 #pragma once
@@ -24,10 +24,11 @@ struct ReuseProduct {
 };
 
 // The first full run: reuse_workEstimation, reuse_nnz, C allocated,
-// reuse_copy, and one reuse_compute (C = A * B). A is rows x k, B k x cols.
+// reuse_copy, and one reuse_compute (C = A * B). A is rows x k, B k x cols;
+// C's arrays get the index widths given.
 void reuse_setup(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseSpMatDescr_t b,
-                 int64_t rows, int64_t cols, cudaDataType type, const MemCtx& mem,
-                 ReuseProduct& out);
+                 int64_t rows, int64_t cols, IndexWidths widths, cudaDataType type,
+                 const MemCtx& mem, ReuseProduct& out);
 // C = A * B again with A's and B's current values.
 void reuse_compute(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseSpMatDescr_t b,
                    cudaDataType type, ReuseProduct& p);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // spgemm-bench: SuiteSparse:GraphBLAS's C = A*B (GrB_mxm, PLUS_TIMES on
-// GrB_FP64 or GrB_FP32, CSR by row) beside libspgemm's host backend, on the
+// GrB_FP64, GrB_FP32, GxB_FC32 or GxB_FC64, CSR by row) beside libspgemm's host backend, on the
 // same A and B, timed the same way (std::chrono, medians), its peak memory
 // counted through GxB_init's allocator. Built only where CMake finds
 // GraphBLAS (SPGEMM_BENCH_GRAPHBLAS); otherwise graphblas_available() is
@@ -16,8 +16,8 @@ extern "C" {  // (GraphBLAS.h 7.4 declares no C linkage itself)
 #include <malloc.h>
 
 #include <chrono>
+#include <complex>
 #include <cstdlib>
-#include <type_traits>
 
 #include "heap_count.hpp"
 #include "util.hpp"
@@ -63,21 +63,47 @@ struct GrbMatrix {
   }
 };
 
+// GraphBLAS's type, PLUS_TIMES semiring, CSR import and export of a value
+// type (GxB_FC32_t and GxB_FC64_t are std::complex in C++).
+template <class V>
+struct Grb;
+template <>
+struct Grb<double> {
+  static GrB_Type type() { return GrB_FP64; }
+  static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP64; }
+  static constexpr auto import = GrB_Matrix_import_FP64;
+  static constexpr auto export_to = GrB_Matrix_export_FP64;
+};
+template <>
+struct Grb<float> {
+  static GrB_Type type() { return GrB_FP32; }
+  static GrB_Semiring semiring() { return GrB_PLUS_TIMES_SEMIRING_FP32; }
+  static constexpr auto import = GrB_Matrix_import_FP32;
+  static constexpr auto export_to = GrB_Matrix_export_FP32;
+};
+template <>
+struct Grb<std::complex<float>> {
+  static GrB_Type type() { return GxB_FC32; }
+  static GrB_Semiring semiring() { return GxB_PLUS_TIMES_FC32; }
+  static constexpr auto import = GxB_Matrix_import_FC32;
+  static constexpr auto export_to = GxB_Matrix_export_FC32;
+};
+template <>
+struct Grb<std::complex<double>> {
+  static GrB_Type type() { return GxB_FC64; }
+  static GrB_Semiring semiring() { return GxB_PLUS_TIMES_FC64; }
+  static constexpr auto import = GxB_Matrix_import_FC64;
+  static constexpr auto export_to = GxB_Matrix_export_FC64;
+};
+
 template <class V>
 void import(GrbMatrix& out, const spgemm_test::HostCsr<V>& h) {
   std::vector<GrB_Index> p(h.row_offsets.begin(), h.row_offsets.end());
   std::vector<GrB_Index> i(h.col_ind.begin(), h.col_ind.end());
   const GrB_Index rows = static_cast<GrB_Index>(h.rows), cols = static_cast<GrB_Index>(h.cols);
-  if constexpr (std::is_same_v<V, double>)
-    check_grb(GrB_Matrix_import_FP64(&out.m, GrB_FP64, rows, cols, p.data(), i.data(),
-                                     h.values.data(), p.size(), i.size(), h.values.size(),
-                                     GrB_CSR_FORMAT),
-              "GrB_Matrix_import");
-  else
-    check_grb(GrB_Matrix_import_FP32(&out.m, GrB_FP32, rows, cols, p.data(), i.data(),
-                                     h.values.data(), p.size(), i.size(), h.values.size(),
-                                     GrB_CSR_FORMAT),
-              "GrB_Matrix_import");
+  check_grb(Grb<V>::import(&out.m, Grb<V>::type(), rows, cols, p.data(), i.data(),
+                           h.values.data(), p.size(), i.size(), h.values.size(), GrB_CSR_FORMAT),
+            "GrB_Matrix_import");
 }
 
 template <class V>
@@ -89,14 +115,9 @@ spgemm_test::HostCsr<V> export_csr(GrB_Matrix c, int64_t rows, int64_t cols) {
   h.rows = rows;
   h.cols = cols;
   h.values.resize(nx);
-  if constexpr (std::is_same_v<V, double>)
-    check_grb(GrB_Matrix_export_FP64(p.data(), i.data(), h.values.data(), &np, &ni, &nx,
-                                     GrB_CSR_FORMAT, c),
-              "GrB_Matrix_export");
-  else
-    check_grb(GrB_Matrix_export_FP32(p.data(), i.data(), h.values.data(), &np, &ni, &nx,
-                                     GrB_CSR_FORMAT, c),
-              "GrB_Matrix_export");
+  check_grb(Grb<V>::export_to(p.data(), i.data(), h.values.data(), &np, &ni, &nx, GrB_CSR_FORMAT,
+                              c),
+            "GrB_Matrix_export");
   h.row_offsets.assign(p.begin(), p.begin() + rows + 1);
   h.col_ind.assign(i.begin(), i.begin() + static_cast<int64_t>(nx));
   h.values.resize(nx);
@@ -131,9 +152,8 @@ void run_graphblas(const spgemm_test::HostCsr<V>& a, const spgemm_test::HostCsr<
   import(ga, a);
   if (!b_is_a) import(gb, b);
   const GrB_Matrix B = b_is_a ? ga.m : gb.m;
-  const GrB_Semiring semiring = std::is_same_v<V, double> ? GrB_PLUS_TIMES_SEMIRING_FP64
-                                                          : GrB_PLUS_TIMES_SEMIRING_FP32;
-  const GrB_Type type = std::is_same_v<V, double> ? GrB_FP64 : GrB_FP32;
+  const GrB_Semiring semiring = Grb<V>::semiring();
+  const GrB_Type type = Grb<V>::type();
   GrbMatrix c;
   int64_t extra = 0;
   std::vector<double> total;
@@ -186,11 +206,13 @@ void run_graphblas(const spgemm_test::HostCsr<V>&, const spgemm_test::HostCsr<V>
 
 namespace bench {
 
-template void run_graphblas<double>(const spgemm_test::HostCsr<double>&,
-                                    const spgemm_test::HostCsr<double>&, bool, const Options&,
-                                    Record&, spgemm_test::HostCsr<double>*);
-template void run_graphblas<float>(const spgemm_test::HostCsr<float>&,
-                                   const spgemm_test::HostCsr<float>&, bool, const Options&,
-                                   Record&, spgemm_test::HostCsr<float>*);
+#define SPGEMM_BENCH_RUN_GRAPHBLAS(V)                                                       \
+  template void run_graphblas<V>(const spgemm_test::HostCsr<V>&, const spgemm_test::HostCsr<V>&, \
+                                 bool, const Options&, Record&, spgemm_test::HostCsr<V>*);
+SPGEMM_BENCH_RUN_GRAPHBLAS(double)
+SPGEMM_BENCH_RUN_GRAPHBLAS(float)
+SPGEMM_BENCH_RUN_GRAPHBLAS(std::complex<float>)
+SPGEMM_BENCH_RUN_GRAPHBLAS(std::complex<double>)
+#undef SPGEMM_BENCH_RUN_GRAPHBLAS
 
 }  // namespace bench

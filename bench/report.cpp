@@ -15,7 +15,27 @@
 
 namespace bench {
 
-const char* precision_name(Precision p) { return p == Precision::f64 ? "double" : "float"; }
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::f64:
+      return "double";
+    case Precision::f32:
+      return "float";
+    case Precision::c64:
+      return "cfloat";
+    default:
+      return "cdouble";
+  }
+}
+
+std::string index_name(IndexWidths w) {
+  return fmt::format("{}/{}", 8 * w.offsets, 8 * w.columns);
+}
+
+std::string index_description(IndexWidths w) {
+  if (w.offsets == w.columns) return fmt::format("{}-bit indices", 8 * w.offsets);
+  return fmt::format("{}-bit row offsets, {}-bit column indices", 8 * w.offsets, 8 * w.columns);
+}
 
 const char* check_name(Check c) {
   switch (c) {
@@ -84,8 +104,8 @@ void print_header(const RunInfo& info, const Options& opts) {
                             info.cusparse % 100);
   line("CUDA runtime", versions);
   line("libspgemm", info.lib_on_host ? "host (CPU) backend" : "CUDA backend");
-  line("precision",
-       fmt::format("{} values and compute, 32-bit indices", precision_name(opts.precision)));
+  line("precision", fmt::format("{} values and compute, {}", precision_name(opts.precision),
+                                index_description(opts.index)));
   line("product", "C = A*A for square A, C = A*A^T for rectangular A (A^T built on the host)");
   line("timing", fmt::format("{}; {} warmup + {} timed runs, medians; totals from {} more runs "
                              "without phase marks",
@@ -166,7 +186,8 @@ void print_table_row(const Record& r, const RunInfo& info) {
              count(r.nnz_c), r.c_bytes < 0 ? "-" : mb(r.c_bytes),
              r.load_error.empty() ? ms_or(r.lib.total, r.lib_ran, r.lib_ok) : "LOAD FAIL",
              short_num(r.lib_gflops()), phases, lib_fail ? "FAIL" : short_num(r.lib_numeric_again),
-             lib_fail ? "FAIL" : mb(r.lib_peak_bytes), ms_or(r.cus.total, r.cus_ran, r.cus_ok),
+             lib_fail ? "FAIL" : mb(r.lib_peak_bytes),
+             ms_or(r.cus.total, r.cus_ran, r.cus_ok, r.cus_note.empty() ? "-" : "n/a"),
              short_num(r.cus_gflops()), cus_fail ? "FAIL" : mb(r.cus_peak_bytes),
              std::isnan(r.speedup()) ? "-" : fmt::format("{:.2f}x", r.speedup()),
              check_name(r.check));
@@ -207,10 +228,14 @@ void print_details(const std::vector<Record>& records, const RunInfo& info) {
           format_bytes(static_cast<double>(r.cus_buffer2_bytes)));
     } else if (r.cus_ran) {
       fmt::print("    cuSPARSE  : failed: {}\n", r.cus_error);
+    } else if (!r.cus_note.empty()) {
+      fmt::print("    cuSPARSE  : not run: {}\n", r.cus_note);
     } else if (info.have_gpu) {
       fmt::print("    cuSPARSE  : not run\n");
     }
-    if (!r.cus_reuse_error.empty())
+    if (!r.cus_reuse_note.empty())
+      fmt::print("    cuS reuse : not run: {}\n", r.cus_reuse_note);
+    else if (!r.cus_reuse_error.empty())
       fmt::print("    cuS reuse : failed: {}\n", r.cus_reuse_error);
     else if (!std::isnan(r.cus_reuse_first))
       fmt::print("    cuS reuse : first run {} | reuse_compute {} | buffers {} at most, {} kept\n",
@@ -242,8 +267,10 @@ void print_details(const std::vector<Record>& records, const RunInfo& info) {
         break;
       default:
         fmt::print("    check     : not run ({})\n",
-                   !info.have_gpu ? "no cuSPARSE without a GPU"
-                                  : (r.cus_ran ? "a library failed" : "cuSPARSE skipped"));
+                   !info.have_gpu           ? "no cuSPARSE without a GPU"
+                   : r.cus_ran              ? "a library failed"
+                   : !r.cus_note.empty()    ? "cuSPARSE does not take this layout or type"
+                                            : "cuSPARSE skipped");
     }
   }
   std::fflush(stdout);
@@ -314,6 +341,7 @@ Fields run_fields(const RunInfo& info, const Options& opts) {
   f.emplace_back("device", info.device_name);
   f.emplace_back("lib_backend", std::string(info.lib_on_host ? "host" : "cuda"));
   f.emplace_back("precision", std::string(precision_name(opts.precision)));
+  f.emplace_back("index", index_name(opts.index));
   f.emplace_back("alloc", std::string(!info.have_gpu                  ? "host"
                                       : opts.alloc == AllocMode::pool ? "pool"
                                                                       : "malloc"));
@@ -370,6 +398,7 @@ Fields record_fields(const Record& r) {
 
   f.emplace_back("cusparse_ok", r.cus_ran ? Value{r.cus_ok} : Value{});
   f.emplace_back("cusparse_error", opt_str(r.cus_error));
+  f.emplace_back("cusparse_note", opt_str(r.cus_note));
   f.emplace_back("cusparse_setup_ms", opt_num(r.cus.setup));
   f.emplace_back("cusparse_work_estimation_ms", opt_num(r.cus.work));
   f.emplace_back("cusparse_compute_ms", opt_num(r.cus.compute));
@@ -386,6 +415,7 @@ Fields record_fields(const Record& r) {
   f.emplace_back("cusparse_reuse_peak_bytes", opt_int(r.cus_reuse_peak_bytes));
   f.emplace_back("cusparse_reuse_kept_bytes", opt_int(r.cus_reuse_kept_bytes));
   f.emplace_back("cusparse_reuse_error", opt_str(r.cus_reuse_error));
+  f.emplace_back("cusparse_reuse_note", opt_str(r.cus_reuse_note));
 
   f.emplace_back("speedup", opt_num(r.speedup()));
   f.emplace_back("check",
@@ -438,7 +468,12 @@ void write_json(const std::string& path, const std::vector<Record>& records, con
   out << "  \"cuda_runtime_version\": " << info.cuda_runtime << ",\n";
   out << "  \"cuda_driver_version\": " << info.cuda_driver << ",\n";
   out << "  \"cusparse_version\": " << info.cusparse << ",\n";
-  out << "  \"index_type\": \"int32\",\n";
+  const auto int_type = [](int bytes) { return bytes == 8 ? "int64" : "int32"; };
+  out << "  \"index_type\": \""
+      << (opts.index.offsets == opts.index.columns
+              ? std::string(int_type(opts.index.offsets))
+              : fmt::format("{}/{}", int_type(opts.index.offsets), int_type(opts.index.columns)))
+      << "\",\n";
   out << "  \"alloc_description\": " << json_quote(info.alloc_description) << ",\n";
   out << "  \"timer\": " << json_quote(info.timer_description) << ",\n";
   out << "  \"started\": " << json_quote(info.started) << ",\n";

@@ -5,12 +5,19 @@
 // "numeric again" on the last plan) and its C is copied to the host and freed;
 // then cuSPARSE does the same; then the two C's are compared on the host.
 // Only one library's C is on the device at a time.
+//
+// Both libraries get A, B and C in the run's index layout (--index) and
+// precision (--precision); C comes back to the host as 32-bit indices for
+// the check.
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -26,6 +33,7 @@ namespace bench {
 namespace {
 
 using spgemm_test::HostCsr;
+using spgemm_test::RealOf;
 
 // ---- device state shared by all matrices ----------------------------------------
 
@@ -41,78 +49,109 @@ MemCtx output_mem() {
   return {MemKind::device_malloc, g_dev.stream, nullptr};
 }
 
-// Pointers and sizes of a CSR matrix, host or device (32-bit indices).
+// Pointers, sizes and index widths of a CSR matrix, host or device.
 struct CsrView {
   int64_t rows = 0, cols = 0, nnz = 0;
   void* row_offsets = nullptr;
   void* col_ind = nullptr;
   void* values = nullptr;
+  IndexWidths index;
 };
 
-template <class V>
-CsrView view_of(const HostCsr<V>& h) {
-  // The libraries only read A and B; their descriptors take non-const pointers.
-  return {h.rows,
-          h.cols,
-          h.nnz(),
-          const_cast<int32_t*>(h.row_offsets.data()),
-          const_cast<int32_t*>(h.col_ind.data()),
-          const_cast<V*>(h.values.data())};
+// `v` as `bytes`-byte integers in host memory: v's own array for 4 bytes,
+// else a widened copy held in `copy`.
+const void* host_indices(const std::vector<int32_t>& v, int bytes, Buffer& copy) {
+  if (bytes == 4) return v.data();
+  copy = Buffer::allocate(MemCtx{MemKind::host}, v.size() * sizeof(int64_t), "64-bit indices");
+  std::copy(v.begin(), v.end(), copy.as<int64_t>());
+  return copy.get();
 }
 
-// A device copy of an input matrix (plain cudaMalloc; not timed).
-struct DeviceCsr {
+// An input matrix in an index layout where a library reads it: on the host
+// (32-bit indices and the values stay the HostCsr's own arrays) or copied to
+// the device (plain cudaMalloc; not timed).
+struct PlacedCsr {
   CsrView view;
   Buffer row_offsets, col_ind, values;
 };
 
 template <class V>
-std::unique_ptr<DeviceCsr> upload(const HostCsr<V>& h, const char* name) {
+std::unique_ptr<PlacedCsr> place(const HostCsr<V>& h, IndexWidths w, bool on_device,
+                                 const char* name) {
+  auto d = std::make_unique<PlacedCsr>();
+  Buffer wide_offsets, wide_cols;
+  const void* offsets = host_indices(h.row_offsets, w.offsets, wide_offsets);
+  const void* cols = host_indices(h.col_ind, w.columns, wide_cols);
+  if (!on_device) {
+    d->row_offsets = std::move(wide_offsets);
+    d->col_ind = std::move(wide_cols);
+    // The libraries only read A and B; their descriptors take non-const pointers.
+    d->view = {h.rows, h.cols, h.nnz(), const_cast<void*>(offsets), const_cast<void*>(cols),
+               const_cast<V*>(h.values.data()), w};
+    return d;
+  }
   const MemCtx mem{MemKind::device_malloc};
-  auto d = std::make_unique<DeviceCsr>();
-  const size_t n_off = h.row_offsets.size() * sizeof(int32_t);
-  const size_t n_ind = h.col_ind.size() * sizeof(int32_t);
-  const size_t n_val = h.values.size() * sizeof(V);
-  d->row_offsets = Buffer::allocate(mem, n_off, name);
-  d->col_ind = Buffer::allocate(mem, n_ind, name);
-  d->values = Buffer::allocate(mem, n_val, name);
-  check_cuda(cudaMemcpy(d->row_offsets.get(), h.row_offsets.data(), n_off, cudaMemcpyHostToDevice),
-             "cudaMemcpy (upload)");
-  check_cuda(cudaMemcpy(d->col_ind.get(), h.col_ind.data(), n_ind, cudaMemcpyHostToDevice),
-             "cudaMemcpy (upload)");
-  check_cuda(cudaMemcpy(d->values.get(), h.values.data(), n_val, cudaMemcpyHostToDevice),
-             "cudaMemcpy (upload)");
-  d->view = {h.rows, h.cols, h.nnz(), d->row_offsets.get(), d->col_ind.get(), d->values.get()};
+  auto upload = [&](Buffer& to, const void* from, size_t bytes) {
+    to = Buffer::allocate(mem, bytes, name);
+    check_cuda(cudaMemcpy(to.get(), from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+  };
+  upload(d->row_offsets, offsets, h.row_offsets.size() * w.offsets);
+  upload(d->col_ind, cols, h.col_ind.size() * w.columns);
+  upload(d->values, h.values.data(), h.values.size() * sizeof(V));
+  d->view = {h.rows,           h.cols,           h.nnz(), d->row_offsets.get(),
+             d->col_ind.get(), d->values.get(), w};
   return d;
 }
 
-// Copies a CSR result (host or device arrays) into a HostCsr.
+// Fills `out` from out.size() indices of `bytes` bytes each at `from` (host
+// or device memory), narrowed to the check's 32 bits.
+void read_indices(std::vector<int32_t>& out, const void* from, int bytes, bool on_host) {
+  auto copy = [&](void* to, size_t n) {
+    if (on_host)
+      std::memcpy(to, from, n);
+    else
+      check_cuda(cudaMemcpy(to, from, n, cudaMemcpyDeviceToHost), "cudaMemcpy (download C)");
+  };
+  if (bytes == 4) {
+    copy(out.data(), out.size() * sizeof(int32_t));
+    return;
+  }
+  std::vector<int64_t> wide(out.size());
+  copy(wide.data(), wide.size() * sizeof(int64_t));
+  for (size_t i = 0; i < wide.size(); ++i) {
+    if (wide[i] < 0 || wide[i] > std::numeric_limits<int32_t>::max())
+      throw BenchError(fmt::format("C's index {} does not fit the check's 32 bits", wide[i]));
+    out[i] = static_cast<int32_t>(wide[i]);
+  }
+}
+
+// Copies a CSR result (host or device arrays, indices of widths w) into a
+// HostCsr.
 template <class V>
-HostCsr<V> download(int64_t rows, int64_t cols, int64_t nnz, const void* row_offsets,
-                    const void* col_ind, const void* values, bool on_host) {
+HostCsr<V> download(int64_t rows, int64_t cols, int64_t nnz, IndexWidths w,
+                    const void* row_offsets, const void* col_ind, const void* values,
+                    bool on_host) {
   HostCsr<V> h;
   h.rows = rows;
   h.cols = cols;
   h.row_offsets.resize(static_cast<size_t>(rows) + 1);
   h.col_ind.resize(static_cast<size_t>(nnz));
   h.values.resize(static_cast<size_t>(nnz));
-  const size_t n_off = h.row_offsets.size() * sizeof(int32_t);
-  const size_t n_ind = h.col_ind.size() * sizeof(int32_t);
+  if (!on_host) check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
+  read_indices(h.row_offsets, row_offsets, w.offsets, on_host);
+  read_indices(h.col_ind, col_ind, w.columns, on_host);
   const size_t n_val = h.values.size() * sizeof(V);
-  if (on_host) {
-    std::memcpy(h.row_offsets.data(), row_offsets, n_off);
-    std::memcpy(h.col_ind.data(), col_ind, n_ind);
+  if (on_host)
     std::memcpy(h.values.data(), values, n_val);
-    return h;
-  }
-  check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
-  check_cuda(cudaMemcpy(h.row_offsets.data(), row_offsets, n_off, cudaMemcpyDeviceToHost),
-             "cudaMemcpy (download C)");
-  check_cuda(cudaMemcpy(h.col_ind.data(), col_ind, n_ind, cudaMemcpyDeviceToHost),
-             "cudaMemcpy (download C)");
-  check_cuda(cudaMemcpy(h.values.data(), values, n_val, cudaMemcpyDeviceToHost),
-             "cudaMemcpy (download C)");
+  else
+    check_cuda(cudaMemcpy(h.values.data(), values, n_val, cudaMemcpyDeviceToHost),
+               "cudaMemcpy (download C)");
   return h;
+}
+
+// C's bytes: row offsets, column indices and values.
+int64_t c_bytes(int64_t rows, int64_t nnz, IndexWidths w, size_t value_bytes) {
+  return (rows + 1) * w.offsets + nnz * (w.columns + static_cast<int64_t>(value_bytes));
 }
 
 // The median of `reps` more runs of a pipeline (already warm) whose
@@ -133,7 +172,8 @@ double unmarked_total(Run&& run, int reps, Timeline& tl) {
 SpgemmMat lib_matrix(const CsrView& m, cudaDataType vt, bool on_host, const char* what) {
   spgemmMatDescr_t raw = nullptr;
   check_spgemm(spgemmCreateCsr(&raw, m.rows, m.cols, m.nnz, m.row_offsets, m.col_ind, m.values,
-                               SPGEMM_INDEX_32I, SPGEMM_INDEX_32I, SPGEMM_INDEX_BASE_ZERO, vt),
+                               spgemm_index_type(m.index.offsets),
+                               spgemm_index_type(m.index.columns), SPGEMM_INDEX_BASE_ZERO, vt),
                what);
   SpgemmMat mat(raw);
   if (on_host)
@@ -150,16 +190,18 @@ struct LibProduct {
   int64_t nnz = 0;
 };
 
-// The whole user-visible pipeline for C = A * B, marks 0..5 on the timeline.
+// The whole user-visible pipeline for C = A * B, C's indices of widths w,
+// marks 0..5 on the timeline.
 template <class V>
 LibTimes lib_pipeline(spgemmHandle_t handle, spgemmMatDescr_t a, spgemmMatDescr_t b, int64_t m,
-                      int64_t n, bool on_host, const MemCtx& mem, Timeline& tl, LibProduct& out) {
+                      int64_t n, IndexWidths w, bool on_host, const MemCtx& mem, Timeline& tl,
+                      LibProduct& out) {
   const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const V alpha = 1;
   tl.mark(0);
   out.row_offsets =
-      Buffer::allocate(mem, (static_cast<size_t>(m) + 1) * sizeof(int32_t), "C row offsets");
-  out.c = lib_matrix({m, n, 0, out.row_offsets.get(), nullptr, nullptr}, vt, on_host,
+      Buffer::allocate(mem, (static_cast<size_t>(m) + 1) * w.offsets, "C row offsets");
+  out.c = lib_matrix({m, n, 0, out.row_offsets.get(), nullptr, nullptr, w}, vt, on_host,
                      "spgemmCreateCsr(C)");
   spgemmPlan_t plan = nullptr;
   check_spgemm(spgemmPlanCreate(handle, &plan, SPGEMM_OPERATION_NON_TRANSPOSE,
@@ -172,7 +214,7 @@ LibTimes lib_pipeline(spgemmHandle_t handle, spgemmMatDescr_t a, spgemmMatDescr_
   check_spgemm(spgemmSymbolic(handle, plan, &out.nnz), "spgemmSymbolic");
   tl.mark(3);
   const size_t nnz = static_cast<size_t>(out.nnz);
-  out.col_ind = Buffer::allocate(mem, nnz * sizeof(int32_t), "C column indices");
+  out.col_ind = Buffer::allocate(mem, nnz * w.columns, "C column indices");
   out.values = Buffer::allocate(mem, nnz * sizeof(V), "C values");
   check_spgemm(
       spgemmCsrSetPointers(out.c.get(), out.row_offsets.get(), out.col_ind.get(), out.values.get()),
@@ -222,7 +264,7 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
     heap_count_reset_peak();
     heap_before = heap_count_current();
     const LibTimes t = lib_pipeline<V>(raw_handle, mat_a.get(), mat_b.get(), a.rows, b.cols,
-                                       on_host, mem, tl, *product);
+                                       a.index, on_host, mem, tl, *product);
     kept = std::move(product);
     return t;
   };
@@ -252,7 +294,7 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
     rec.lib_heap_bytes = heap_peak;  // C's arrays are malloc'd here: not counted
   }
   rec.nnz_c = kept->nnz;
-  rec.c_bytes = (a.rows + 1) * 4 + kept->nnz * static_cast<int64_t>(4 + sizeof(V));
+  rec.c_bytes = c_bytes(a.rows, kept->nnz, a.index, sizeof(V));
 
   // The numeric phase alone, on the existing plan (same values again).
   const V alpha = 1;
@@ -267,8 +309,8 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
   rec.lib_numeric_again = median(again);
 
   if (result) {
-    *result = download<V>(a.rows, b.cols, kept->nnz, kept->row_offsets.get(), kept->col_ind.get(),
-                          kept->values.get(), on_host);
+    *result = download<V>(a.rows, b.cols, kept->nnz, a.index, kept->row_offsets.get(),
+                          kept->col_ind.get(), kept->values.get(), on_host);
   }
 }
 
@@ -276,10 +318,11 @@ void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& op
 
 CusparseMat cusparse_matrix(const CsrView& m, cudaDataType vt) {
   cusparseSpMatDescr_t raw = nullptr;
-  check_cusparse(
-      cusparseCreateCsr(&raw, m.rows, m.cols, m.nnz, m.row_offsets, m.col_ind, m.values,
-                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt),
-      "cusparseCreateCsr");
+  check_cusparse(cusparseCreateCsr(&raw, m.rows, m.cols, m.nnz, m.row_offsets, m.col_ind,
+                                   m.values, cusparse_index_type(m.index.offsets),
+                                   cusparse_index_type(m.index.columns),
+                                   CUSPARSE_INDEX_BASE_ZERO, vt),
+                 "cusparseCreateCsr");
   return CusparseMat(raw);
 }
 
@@ -305,17 +348,18 @@ struct CusparseProduct {
   size_t size1 = 0, size2 = 0;
 };
 
-// The generic-API pipeline as its documentation lays it out, marks 0..5.
+// The generic-API pipeline as its documentation lays it out, C's indices of
+// widths w, marks 0..5.
 template <class V>
 CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
-                                cusparseSpMatDescr_t b, int64_t m, int64_t n, const MemCtx& mem,
-                                Timeline& tl, CusparseProduct& out) {
+                                cusparseSpMatDescr_t b, int64_t m, int64_t n, IndexWidths w,
+                                const MemCtx& mem, Timeline& tl, CusparseProduct& out) {
   const cudaDataType vt = spgemm_test::cuda_data_type<V>();
   const V alpha = 1, beta = 0;
   const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const auto alg = CUSPARSE_SPGEMM_DEFAULT;
   tl.mark(0);
-  out.c = cusparse_matrix({m, n, 0, nullptr, nullptr, nullptr}, vt);
+  out.c = cusparse_matrix({m, n, 0, nullptr, nullptr, nullptr, w}, vt);
   cusparseSpGEMMDescr_t raw = nullptr;
   check_cusparse(cusparseSpGEMM_createDescr(&raw), "cusparseSpGEMM_createDescr");
   out.descr.reset(raw);
@@ -337,7 +381,7 @@ CusparseTimes cusparse_pipeline(cusparseHandle_t handle, cusparseSpMatDescr_t a,
                                         &out.size2, out.buffer2.get()),
                  "cusparseSpGEMM_compute");
   tl.mark(3);
-  out.nnz = allocate_c_arrays(c, m, sizeof(V), mem, out.row_offsets, out.col_ind, out.values);
+  out.nnz = allocate_c_arrays(c, m, w, sizeof(V), mem, out.row_offsets, out.col_ind, out.values);
   tl.mark(4);
   check_cusparse(cusparseSpGEMM_copy(handle, op, op, &alpha, a, b, &beta, c, vt, alg, raw),
                  "cusparseSpGEMM_copy");
@@ -371,7 +415,7 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto product = std::make_unique<CusparseProduct>();
     const CusparseTimes t = cusparse_pipeline<V>(raw_handle, ops.a.get(), ops.b.get(), a.rows,
-                                                 b.cols, mem, tl, *product);
+                                                 b.cols, a.index, mem, tl, *product);
     kept = std::move(product);
     return t;
   };
@@ -396,8 +440,8 @@ void run_cusparse(const CsrView& a, const CsrView& b, const Options& opts, Recor
   rec.cus_buffer2_bytes = static_cast<int64_t>(kept->size2);
   rec.cus_peak_bytes = rec.cus_buffer1_bytes + rec.cus_buffer2_bytes;
 
-  result = download<V>(a.rows, b.cols, kept->nnz, kept->row_offsets.get(), kept->col_ind.get(),
-                       kept->values.get(), false);
+  result = download<V>(a.rows, b.cols, kept->nnz, a.index, kept->row_offsets.get(),
+                       kept->col_ind.get(), kept->values.get(), false);
 }
 
 // cuSPARSE's structure-reuse family (cusparse_reuse.hpp): the first full
@@ -418,7 +462,7 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
     check_cuda(cudaStreamSynchronize(g_dev.stream), "cudaStreamSynchronize");
     auto r = std::make_unique<ReuseProduct>();
     tl.mark(0);
-    reuse_setup(raw_handle, ops.a.get(), ops.b.get(), a.rows, b.cols, vt, mem, *r);
+    reuse_setup(raw_handle, ops.a.get(), ops.b.get(), a.rows, b.cols, a.index, vt, mem, *r);
     tl.mark(1);
     tl.finish(1);
     last = std::move(r);
@@ -444,14 +488,59 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
   rec.cus_reuse_compute = median(again);
   rec.cus_reuse_peak_bytes = static_cast<int64_t>(last->peak);
   rec.cus_reuse_kept_bytes = static_cast<int64_t>(last->kept);
-  result = download<V>(a.rows, b.cols, last->nnz, last->row_offsets.get(), last->col_ind.get(),
-                       last->values.get(), false);
+  result = download<V>(a.rows, b.cols, last->nnz, a.index, last->row_offsets.get(),
+                       last->col_ind.get(), last->values.get(), false);
 }
 
 // The agreement two libraries' C must reach: each value within this share
 // of its row's largest.
 template <class V>
-constexpr double kAgreement = std::is_same_v<V, double> ? 1e-10 : 1e-4;
+constexpr double kAgreement = std::is_same_v<RealOf<V>, double> ? 1e-10 : 1e-4;
+
+// The real (imaginary: false) or imaginary parts of a complex C, as a real C
+// of the same structure.
+template <class V>
+HostCsr<RealOf<V>> part(const HostCsr<V>& c, bool imaginary) {
+  HostCsr<RealOf<V>> p;
+  p.rows = c.rows;
+  p.cols = c.cols;
+  p.row_offsets = c.row_offsets;
+  p.col_ind = c.col_ind;
+  p.values.resize(c.values.size());
+  for (size_t i = 0; i < c.values.size(); ++i)
+    p.values[i] = imaginary ? c.values[i].imag() : c.values[i].real();
+  return p;
+}
+
+// agreement.hpp's check of two C's. Complex C's agree where their real parts
+// and their imaginary parts do, each held to the check as a real C (scaled
+// by its row's largest real, or imaginary, part).
+template <class V>
+spgemm_test::Agreement agreement(const HostCsr<V>& x, const HostCsr<V>& y) {
+  if constexpr (!spgemm_test::ValueTraits<V>::is_complex) {
+    return spgemm_test::check_agreement(x, y, kAgreement<V>);
+  } else {
+    spgemm_test::Agreement re =
+        spgemm_test::check_agreement(part(x, false), part(y, false), kAgreement<V>);
+    const spgemm_test::Agreement im =
+        spgemm_test::check_agreement(part(x, true), part(y, true), kAgreement<V>);
+    if (!re.agree)
+      re.message = "real parts: " + re.message;
+    else if (!im.agree)
+      re.message = "imaginary parts: " + im.message;
+    re.agree = re.agree && im.agree;
+    for (auto [mine, theirs] : {std::pair{&re.max_rel_diff, im.max_rel_diff},
+                                std::pair{&re.max_row_scaled_diff, im.max_row_scaled_diff}})
+      *mine = std::isnan(*mine) || std::isnan(theirs) ? kNaN : std::max(*mine, theirs);
+    return re;
+  }
+}
+
+// Why cuSPARSE has no times for this run's layout and precision.
+std::string unsupported_note(const Options& opts, const CusparseUnsupported& e) {
+  return fmt::format("cuSPARSE does not take {} indices with {} values: {}",
+                     index_name(opts.index), precision_name(opts.precision), e.what());
+}
 
 // After a failure: drop a non-sticky CUDA error so the next calls start clean.
 void clear_cuda_error(const RunInfo& info) {
@@ -462,7 +551,10 @@ void clear_cuda_error(const RunInfo& info) {
 
 template <class V>
 void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Record& rec) {
-  // Inputs in the requested precision (a converted copy only for float).
+  // Inputs in the requested precision (a converted copy except for double).
+  // Complex values get an imaginary part fixed by the entry's position in A
+  // (convert_values); B = A^T is then the transpose of the converted A (not
+  // conjugated), so that C is still A * A^T.
   HostCsr<V> conv_a, conv_b;
   const HostCsr<V>* ha;
   const HostCsr<V>* hb;
@@ -471,7 +563,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
     hb = &p.b();
   } else {
     conv_a = spgemm_test::convert_values<V>(p.a);
-    if (p.b_is_transpose) conv_b = spgemm_test::convert_values<V>(p.at);
+    if (p.b_is_transpose) conv_b = spgemm_test::transpose(conv_a);
     ha = &conv_a;
     hb = p.b_is_transpose ? &conv_b : &conv_a;
   }
@@ -479,13 +571,14 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
   const bool lib_on_device = !info.lib_on_host;
   const bool run_cus = info.have_gpu && !opts.no_cusparse;
 
-  // Device copies of A and B (B = A shares A's arrays).
-  std::unique_ptr<DeviceCsr> da, db;
+  // Device copies of A and B in the run's index layout (B = A shares A's
+  // arrays).
+  std::unique_ptr<PlacedCsr> da, db;
   std::string upload_error;
   if (lib_on_device || run_cus) {
     try {
-      da = upload(*ha, "A");
-      if (p.b_is_transpose) db = upload(*hb, "A^T");
+      da = place(*ha, opts.index, true, "A");
+      if (p.b_is_transpose) db = place(*hb, opts.index, true, "A^T");
     } catch (const std::exception& e) {
       upload_error = fmt::format("uploading the inputs: {}", e.what());
       clear_cuda_error(info);
@@ -498,11 +591,14 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
   rec.lib_ran = true;
   try {
     if (lib_on_device && !upload_error.empty()) throw BenchError(upload_error);
-    if (lib_on_device)
+    if (lib_on_device) {
       run_lib<V>(dev_a, dev_b, false, opts, rec, run_cus ? &lib_c : nullptr);
-    else
-      run_lib<V>(view_of(*ha), view_of(*hb), true, opts, rec,
+    } else {
+      const auto host_a = place(*ha, opts.index, false, "A");
+      const auto host_b = p.b_is_transpose ? place(*hb, opts.index, false, "A^T") : nullptr;
+      run_lib<V>(host_a->view, host_b ? host_b->view : host_a->view, true, opts, rec,
                  run_cus || info.graphblas ? &lib_c : nullptr);
+    }
     rec.lib_ok = true;
   } catch (const std::exception& e) {
     rec.lib_error = e.what();
@@ -518,8 +614,13 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
       rec.cus_ok = true;
       if (!rec.lib_ok) {
         rec.nnz_c = rec.cus_nnz_c;
-        rec.c_bytes = (p.a.rows + 1) * 4 + rec.cus_nnz_c * static_cast<int64_t>(4 + sizeof(V));
+        rec.c_bytes = c_bytes(p.a.rows, rec.cus_nnz_c, opts.index, sizeof(V));
       }
+    } catch (const CusparseUnsupported& e) {
+      rec.cus_ran = false;
+      rec.cus_note = unsupported_note(opts, e);
+      fmt::print(stderr, "  {}\n", rec.cus_note);
+      clear_cuda_error(info);
     } catch (const std::exception& e) {
       rec.cus_error = e.what();
       fmt::print(stderr, "  cuSPARSE failed: {}\n", rec.cus_error);
@@ -536,7 +637,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
       fmt::print(stderr, "  GraphBLAS failed: {}\n", rec.grb_error);
     }
     if (rec.lib_ok && rec.grb_ok) {
-      const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, grb_c, kAgreement<V>);
+      const spgemm_test::Agreement cmp = agreement(lib_c, grb_c);
       rec.grb_check = cmp.agree ? Check::agree : Check::disagree;
       rec.grb_check_message = cmp.message;
       rec.grb_max_row_scaled_diff = cmp.max_row_scaled_diff;
@@ -544,7 +645,7 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
   }
 
   if (rec.lib_ok && rec.cus_ok) {
-    const spgemm_test::Agreement cmp = spgemm_test::check_agreement(lib_c, cus_c, kAgreement<V>);
+    const spgemm_test::Agreement cmp = agreement(lib_c, cus_c);
     rec.check = cmp.agree ? Check::agree : Check::disagree;
     rec.check_message = cmp.message;
     rec.max_rel_diff = cmp.max_rel_diff;
@@ -556,10 +657,13 @@ void run_typed(const Problem& p, const Options& opts, const RunInfo& info, Recor
     try {
       run_cusparse_reuse<V>(dev_a, dev_b, opts, rec, reuse_c);
       if (rec.lib_ok) {  // the reuse family's C is held to the same check
-        const spgemm_test::Agreement cmp =
-            spgemm_test::check_agreement(lib_c, reuse_c, kAgreement<V>);
+        const spgemm_test::Agreement cmp = agreement(lib_c, reuse_c);
         if (!cmp.agree) throw BenchError("its C differs from libspgemm's: " + cmp.message);
       }
+    } catch (const CusparseUnsupported& e) {
+      rec.cus_reuse_note = unsupported_note(opts, e);
+      fmt::print(stderr, "  reuse family: {}\n", rec.cus_reuse_note);
+      clear_cuda_error(info);
     } catch (const std::exception& e) {
       rec.cus_reuse_first = rec.cus_reuse_compute = kNaN;
       rec.cus_reuse_error = e.what();
@@ -607,11 +711,21 @@ bool device_between_matrices(std::string* why) {
 
 void run_problem(const Problem& problem, const Options& opts, const RunInfo& info, Record& rec) {
   try {
-    if (opts.precision == Precision::f64)
-      run_typed<double>(problem, opts, info, rec);
-    else
-      run_typed<float>(problem, opts, info, rec);
-  } catch (const std::exception& e) {  // e.g. host memory for the float copies
+    switch (opts.precision) {
+      case Precision::f64:
+        run_typed<double>(problem, opts, info, rec);
+        break;
+      case Precision::f32:
+        run_typed<float>(problem, opts, info, rec);
+        break;
+      case Precision::c64:
+        run_typed<std::complex<float>>(problem, opts, info, rec);
+        break;
+      case Precision::c128:
+        run_typed<std::complex<double>>(problem, opts, info, rec);
+        break;
+    }
+  } catch (const std::exception& e) {  // e.g. host memory for the converted copies
     rec.lib_ran = true;
     if (rec.lib_error.empty()) rec.lib_error = e.what();
     rec.lib_ok = false;

@@ -35,7 +35,8 @@ Times sparse matrix-matrix multiplication with libspgemm (public C API) and,
 on a GPU, with cuSPARSE's generic SpGEMM (CUSPARSE_SPGEMM_DEFAULT) on the same
 device inputs, and checks that both compute the same C.
   C = A*A for square A, C = A*A^T for rectangular A (A^T built on the host).
-32-bit indices. Without a CUDA device libspgemm's host backend is timed
+Both libraries get A, B and C in one index layout and value type (--index,
+--precision). Without a CUDA device libspgemm's host backend is timed
 (std::chrono) and cuSPARSE is skipped.
 
 Inputs, run in the order given (with none: the built-in problem stencil27:48):
@@ -47,7 +48,20 @@ Inputs, run in the order given (with none: the built-in problem stencil27:48):
   --dir DIR                every *.mtx and *.mtx.gz in DIR, sorted by name
 
 Options:
-  --precision double|float value and compute type (default double)
+  --precision TYPE         value and compute type: double (default), float,
+                           cdouble (or complex: complex<double>, CUDA_C_64F),
+                           cfloat (complex<float>, CUDA_C_32F). Inputs are real:
+                           a complex run gives each entry of A an imaginary part
+                           of magnitude in [0.5, 1.5) and random sign, fixed by
+                           the entry's position in A (B = A^T: the transpose of
+                           that A, not conjugated)
+  --index LAYOUT           row offset / column index bits of A, B and C for
+                           both libraries: 32 (32/32, default), 64/32, 64/64.
+                           Where cuSPARSE returns CUSPARSE_STATUS_NOT_SUPPORTED
+                           for the layout or type, its columns stay empty and
+                           the record says why (cusparse_note,
+                           cusparse_reuse_note); it is never run in another
+                           layout than libspgemm
   --warmup N               untimed runs before the timed ones (default 2)
   --reps N                 timed runs; medians are reported (default 10)
   --alloc pool|malloc      how C and cuSPARSE's buffers are allocated, the same
@@ -100,8 +114,9 @@ Timings, per matrix (ms, medians over the timed runs):
                  GraphBLAS's through its allocator)
   check          AGREE when both C's have identical row offsets and column
                  indices and |x - y| <= tol * max|C(i,:)| for every entry
-                 (tol 1e-10 double, 1e-4 float); the max elementwise relative
-                 difference is printed in the details
+                 (tol 1e-10 double, 1e-4 float; complex: the real parts and
+                 the imaginary parts each so, tol of their real type); the max
+                 elementwise relative difference is printed in the details
 
 Exit status: 0 when every matrix loaded, libspgemm succeeded and the checks
 agreed; 1 otherwise (a cuSPARSE failure alone is reported, not counted);
@@ -202,8 +217,23 @@ bool parse_args(int argc, char** argv, Options& opts) {
         opts.precision = Precision::f64;
       else if (p == "float")
         opts.precision = Precision::f32;
+      else if (p == "cfloat")
+        opts.precision = Precision::c64;
+      else if (p == "cdouble" || p == "complex")
+        opts.precision = Precision::c128;
       else
-        throw UsageError(fmt::format("--precision must be double or float, got '{}'", p));
+        throw UsageError(fmt::format(
+            "--precision must be double, float, cdouble (complex) or cfloat, got '{}'", p));
+    } else if (arg == "--index") {
+      const std::string layout = take_value();
+      if (layout == "32" || layout == "32/32")
+        opts.index = {4, 4};
+      else if (layout == "64/32")
+        opts.index = {8, 4};
+      else if (layout == "64/64" || layout == "64")
+        opts.index = {8, 8};
+      else
+        throw UsageError(fmt::format("--index must be 32, 64/32 or 64/64, got '{}'", layout));
     } else if (arg == "--warmup") {
       opts.warmup = parse_int(arg, take_value(), 0);
     } else if (arg == "--reps") {

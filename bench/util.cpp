@@ -18,19 +18,21 @@ void check_cuda(cudaError_t err, const char* what) {
 
 void check_cusparse(cusparseStatus_t status, const char* what) {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
-  throw BenchError(fmt::format("{} failed: {} ({})", what, cusparseGetErrorName(status),
-                               cusparseGetErrorString(status)));
+  const std::string message = fmt::format("{} failed: {} ({})", what, cusparseGetErrorName(status),
+                                          cusparseGetErrorString(status));
+  if (status == CUSPARSE_STATUS_NOT_SUPPORTED) throw CusparseUnsupported(message);
+  throw BenchError(message);
 }
 
-int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, size_t value_bytes,
-                          const MemCtx& mem, Buffer& row_offsets, Buffer& col_ind,
-                          Buffer& values) {
+int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, IndexWidths widths,
+                          size_t value_bytes, const MemCtx& mem, Buffer& row_offsets,
+                          Buffer& col_ind, Buffer& values) {
   int64_t r = 0, k = 0, nnz = 0;
   check_cusparse(cusparseSpMatGetSize(c, &r, &k, &nnz), "cusparseSpMatGetSize");
   const auto n = static_cast<size_t>(nnz);
-  row_offsets =
-      Buffer::allocate(mem, (static_cast<size_t>(rows) + 1) * sizeof(int32_t), "C row offsets");
-  col_ind = Buffer::allocate(mem, n * sizeof(int32_t), "C column indices");
+  row_offsets = Buffer::allocate(mem, (static_cast<size_t>(rows) + 1) * widths.offsets,
+                                 "C row offsets");
+  col_ind = Buffer::allocate(mem, n * widths.columns, "C column indices");
   values = Buffer::allocate(mem, n * value_bytes, "C values");
   check_cusparse(cusparseCsrSetPointers(c, row_offsets.get(), col_ind.get(), values.get()),
                  "cusparseCsrSetPointers");

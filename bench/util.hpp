@@ -21,13 +21,35 @@ struct BenchError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Each throws BenchError naming the call and the error.
+// A cuSPARSE call that returned CUSPARSE_STATUS_NOT_SUPPORTED: the inputs are
+// valid, cuSPARSE does not take them (an index layout, a value type).
+struct CusparseUnsupported : BenchError {
+  using BenchError::BenchError;
+};
+
+// Each throws BenchError naming the call and the error (check_cusparse:
+// CusparseUnsupported for CUSPARSE_STATUS_NOT_SUPPORTED).
 void check_cuda(cudaError_t err, const char* what);
 void check_cusparse(cusparseStatus_t status, const char* what);
 void check_spgemm(spgemmStatus_t status, const char* what);
 
 double median(std::vector<double> v);    // NaN for an empty vector
 std::string format_bytes(double bytes);  // "12.3 MB"
+
+// ---- index layout -------------------------------------------------------------
+
+// Bytes per row offset and per column index of a CSR matrix's arrays: 4/4,
+// 8/4 or 8/8 (the layouts libspgemm takes).
+struct IndexWidths {
+  int offsets = 4;
+  int columns = 4;
+};
+inline spgemmIndexType_t spgemm_index_type(int bytes) {
+  return bytes == 8 ? SPGEMM_INDEX_64I : SPGEMM_INDEX_32I;
+}
+inline cusparseIndexType_t cusparse_index_type(int bytes) {
+  return bytes == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+}
 
 // ---- memory ------------------------------------------------------------------
 
@@ -132,10 +154,10 @@ using CusparseSpgemm =
     std::unique_ptr<std::remove_pointer_t<cusparseSpGEMMDescr_t>, CusparseSpgemmDeleter>;
 
 // C's arrays for the nnz that cuSPARSE's SpGEMM computed into `c` (rows + 1
-// row offsets and nnz column indices, 32-bit; nnz values of value_bytes),
-// from `mem`, set on `c` for its copy; returns nnz(C).
-int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, size_t value_bytes,
-                          const MemCtx& mem, Buffer& row_offsets, Buffer& col_ind,
-                          Buffer& values);
+// row offsets and nnz column indices of the widths given; nnz values of
+// value_bytes), from `mem`, set on `c` for its copy; returns nnz(C).
+int64_t allocate_c_arrays(cusparseSpMatDescr_t c, int64_t rows, IndexWidths widths,
+                          size_t value_bytes, const MemCtx& mem, Buffer& row_offsets,
+                          Buffer& col_ind, Buffer& values);
 
 }  // namespace bench

@@ -230,7 +230,7 @@ bool parse_args(int argc, char** argv, Options& opts) {
         opts.index = {4, 4};
       else if (layout == "64/32")
         opts.index = {8, 4};
-      else if (layout == "64/64" || layout == "64")
+      else if (layout == "64/64")
         opts.index = {8, 8};
       else
         throw UsageError(fmt::format("--index must be 32, 64/32 or 64/64, got '{}'", layout));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuSPARSE's structure-reuse family (cusparseSpGEMMreuse_*) for C = A * B,
-// C's indices as wide as the caller's A and B, as PETSc and AmgX call it for a product whose values
-// change, with the buffers NVIDIA's documentation frees and keeps: shared by
-// spgemm-bench --reuse and spgemm-amg-bench.
+// cuSPARSE's structure-reuse family (cusparseSpGEMMreuse_*) for C = A * B in
+// the index layout the caller gives, as PETSc and AmgX call it for a product
+// whose values change, with the buffers NVIDIA's documentation frees and
+// keeps: shared by spgemm-bench --reuse and spgemm-amg-bench.
 #pragma once
 
 #include "util.hpp"

@@ -497,8 +497,8 @@ void run_cusparse_reuse(const CsrView& a, const CsrView& b, const Options& opts,
 template <class V>
 constexpr double kAgreement = std::is_same_v<RealOf<V>, double> ? 1e-10 : 1e-4;
 
-// The real (imaginary: false) or imaginary parts of a complex C, as a real C
-// of the same structure.
+// The real parts (imaginary false) or the imaginary parts of a complex C, as
+// a real C of the same structure.
 template <class V>
 HostCsr<RealOf<V>> part(const HostCsr<V>& c, bool imaginary) {
   HostCsr<RealOf<V>> p;

@@ -10,6 +10,7 @@
 # Every run has --error-exitcode, and also fails on a test failure, a missing
 # summary line or a time-out. Under the sanitizer kernels run 10-100x slower,
 # so the runs are reduced:
+#   test_gpu_primitives   all of it: every block and warp primitive on its own
 #   test_gpu_spgemm       all of it: every hash bin, both dense-window kernels
 #                         (racecheck, the slowest, without the [long] test:
 #                         the suite's hub_rows still reaches the dense windows)
@@ -53,16 +54,20 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 
 # ---- what runs: tool | binary | Catch2 test filter | environment ------------
 runs=(
+  "memcheck|test_gpu_primitives||"
   "memcheck|test_gpu_spgemm||"
   "memcheck|test_gpu_random||SPGEMM_RANDOM_CASES=300 SPGEMM_RANDOM_SECONDS=90"
   "memcheck|test_gpu_concurrency||SPGEMM_CONCURRENCY_THREADS=4 SPGEMM_CONCURRENCY_PASSES=2"
   "memcheck|test_gpu_reliability||"
+  "racecheck|test_gpu_primitives||"
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "racecheck|test_gpu_determinism|~[long]|"
+  "synccheck|test_gpu_primitives||"
   "synccheck|test_gpu_spgemm||"
   "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "synccheck|test_gpu_determinism|~[long]|"
+  "initcheck|test_gpu_primitives||"
   "initcheck|test_gpu_spgemm||"
   "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "initcheck|test_gpu_concurrency||SPGEMM_CONCURRENCY_THREADS=4 SPGEMM_CONCURRENCY_PASSES=1"

@@ -328,34 +328,38 @@ TEMPLATE_TEST_CASE("warp_scatter_sorted_packed writes a warp's table in column o
   using Index = std::tuple_element_t<1, TestType>;
   using spgemm::cuda::kPackedSortMaxColumns;
   std::mt19937_64 rng(72004);
-  const int widest = static_cast<int>(kPackedSortMaxColumns);
+  const int widest = static_cast<int>(kPackedSortMaxColumns - 1);  // B's most columns that pack
   for (int n : {1, 2, 16, 32, 64, 128, 256}) {
     std::uniform_int_distribution<int> fill(n / 2, n);
     for (int entries : {fill(rng), n}) {
       // columns up to the largest that packs, and a narrow range
       const auto wide = random_table<Value>(n, entries, 0, widest, true, rng);
-      check_packed<Value, Index>(wide, kPackedSortMaxColumns, entries, true);
+      check_packed<Value, Index>(wide, widest, entries, true);
       const auto narrow = random_table<Value>(n, entries, 0, n + 9, false, rng);
       check_packed<Value, Index>(narrow, n + 9, entries, true);
       check_packed<Value, Index>(narrow, n + 9, entries / 2, true);
-      check_packed<Value, Index>(narrow, kPackedSortMaxColumns + 1, entries, false);
+      check_packed<Value, Index>(narrow, kPackedSortMaxColumns, entries, false);
     }
   }
   check_packed<Value, Index>(random_table<Value>(512, 300, 0, 1000, true, rng), 1000, 300, false);
 }
 
-// The largest column the packed sort accepts (columns == kPackedSortMaxColumns)
-// in the last slot of a full 256-slot table: its packed key,
-// (kPackedSortMaxColumns - 1) << 8 | 255, must not read as an empty slot's.
+// The last slot of a full 256-slot table holds B's last column: where B has
+// the most columns the packed sort takes (kPackedSortMaxColumns - 1), it
+// keeps that column, whose packed key is the largest below INT_MAX, an empty
+// slot's; one column more and it declines, writing nothing (its last
+// column, kPackedSortMaxColumns - 1, in slot 255 would pack to INT_MAX).
 TEST_CASE("warp_scatter_sorted_packed keeps the largest column in the last slot",
           "[sorting][packed]") {
   using spgemm::cuda::kPackedSortMaxColumns;
   std::mt19937_64 rng(72007);
-  auto t = random_table<float>(256, 256, 0, static_cast<int>(kPackedSortMaxColumns), true, rng);
-  const auto last = std::find(t.keys.begin(), t.keys.end(), kPackedSortMaxColumns - 1);
-  REQUIRE(last != t.keys.end());
-  std::iter_swap(last, t.keys.end() - 1);
-  check_packed<float, int32_t>(t, kPackedSortMaxColumns, 256, true);
+  for (const long long columns : {kPackedSortMaxColumns - 1, kPackedSortMaxColumns}) {
+    auto t = random_table<float>(256, 256, 0, static_cast<int>(columns), true, rng);
+    const auto last = std::find(t.keys.begin(), t.keys.end(), columns - 1);
+    REQUIRE(last != t.keys.end());
+    std::iter_swap(last, t.keys.end() - 1);
+    check_packed<float, int32_t>(t, columns, 256, columns < kPackedSortMaxColumns);
+  }
 }
 
 namespace {

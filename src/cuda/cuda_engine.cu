@@ -171,12 +171,12 @@ class CudaEngine final : public Engine {
     // their products are known to be too many for the small-product mode
     // (a part of a split product: 20-25 us of each part's analysis of
     // landmark on two H200s).
-    const bool small_ruled_out = in.products > kSmallMaxProducts;
+    const bool small_ruled_out = in.products > SmallPolicy::max_products;
     const Choices::Speculative speculative =
         small_ruled_out ? Choices::Speculative{}
                         : choices_.speculative(rows, estimated_products(in));
     const bool gated = speculative.bin >= 0;
-    const bool stats_read = rows <= kSmallMaxRows && !small_ruled_out;
+    const bool stats_read = rows <= SmallPolicy::max_rows && !small_ruled_out;
     a.known_products = in.products;
     // counts made before (a split product's cut) are taken as they are
     // where there is nothing else to find: no checks, no statistics

@@ -33,7 +33,7 @@ struct Summary {
   BinCounts symbolic;
   BinCounts numeric;
   long long nnz;
-  ProductStats products;  // C with <= kSmallMaxRows rows: statistics and gate
+  ProductStats products;  // C with <= SmallPolicy::max_rows rows: statistics and gate
   int longest_row;        // small products: nnz of C's longest row
   unsigned long long b_disorder;  // examined: nonzero where a row of B repeats or lowers a column
   int rows_beyond;        // with a mask cap: rows beyond every symbolic table (MaskCap)

@@ -55,8 +55,8 @@ long long first_wrong(const std::map<int, Value>& expected, int len, int base,
 
 // ---- ThreadRow: a thread's row, then the warp's rows written staggered ----
 
-constexpr int kRowThreads = spgemm::cuda::kThreadRowBlockThreads;
-constexpr int kRowSlots = spgemm::cuda::kThreadRowTerms;
+constexpr int kRowThreads = spgemm::cuda::BinPolicy::thread_row_block_threads;
+constexpr int kRowSlots = spgemm::cuda::BinPolicy::thread_row_terms;
 
 // Row t (a thread's): terms [t * most, t * most + terms[t]); added: each
 // add's result; then, as kernels/numeric/thread_rows.cuh, stagger and the

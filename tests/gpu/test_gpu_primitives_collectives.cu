@@ -122,7 +122,7 @@ BinThresholds numeric_thresholds() {
   t.sort_bins = kSortBinCount;
   for (int s = 0; s < kSortBinCount; ++s) t.sort_terms[s] = kSortBinTerms[s];
   t.block_bin = kWarpBins;
-  t.block_terms = kBlockRowTerms;
+  t.block_terms = NumericPolicy::block_row_terms;
   t.heavy_terms = 1 << 16;
   return t;
 }

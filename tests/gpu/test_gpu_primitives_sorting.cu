@@ -235,7 +235,7 @@ namespace {
 template <Group G, class Value, class Index>
 __global__ void rank_scatter_kernel(const int* keys_in, const Value* values_in, int n, int len,
                                     int base, Index* out_cols, Value* out_values) {
-  constexpr int kMax = spgemm::cuda::kRankSortMaxEntries;
+  constexpr int kMax = spgemm::cuda::NumericPolicy::rank_sort_max_entries;
   __shared__ __align__(16) int keys[kMax];
   __shared__ __align__(16) unsigned char value_bytes[kMax * sizeof(Value)];
   Value* values = reinterpret_cast<Value*>(value_bytes);
@@ -447,10 +447,10 @@ TEMPLATE_TEST_CASE("scatter_sorted_by_mask writes a table in column order by a b
     check_mask<Group::warp, Value, Index>(wide, {table, n, 0, 1, entries, false}, 32);
   }
   // a block's table (2048 slots) past 1024 entries: the range in 3 windows
-  // of up to kMaskSortMaxWindows, then one word too wide for them
+  // of up to NumericPolicy::mask_sort_max_windows, then one word too wide for them
   {
     const int table = 2048, entries = 700, n = 1024, words = (table - n) * kWordsPerSlot;
-    const int max_windows = spgemm::cuda::kMaskSortMaxWindows;
+    const int max_windows = spgemm::cuda::NumericPolicy::mask_sort_max_windows;
     const auto t = compacted<Value>(table, entries, 32 * words * 5 / 2, rng);
     check_mask<Group::block, Value, Index>(t, {table, n, 0, max_windows, entries, true}, 256);
     const auto wide = compacted<Value>(table, entries, 32 * words * max_windows + 1, rng);

@@ -35,7 +35,7 @@ void check_product(spgemmHandle_t handle, const HostCsr<V>& A, const HostCsr<V>&
 }  // namespace
 
 // The checks' verdict comes from spgemmAnalyze, or, for C with at most
-// kSmallMaxRows = 65536 rows (configs/bins.hpp), from spgemmSymbolic's
+// SmallPolicy::max_rows = 65536 rows (configs/bins.hpp), from spgemmSymbolic's
 // synchronization (analyze then does not synchronize): one size of each.
 TEST_CASE("GPU input checks refuse every structural defect", "[gpu][checks]") {
   Handle handle;
@@ -132,7 +132,7 @@ TEST_CASE("GPU workspace through the caller's allocator, and exhausted memory", 
               "allocator");
     // hub: long rows (dense windows) and short ones: every kind of workspace;
     // more rows than C whose offsets one block scans (configs/bins.hpp's
-    // kFewLaunchesRows), so that the symbolic phase allocates CUB's scratch
+    // SmallPolicy::few_launches_rows), so that the symbolic phase allocates CUB's scratch
     const HostCsr<double> A = generate("hub:20000");
     const auto reference = reference_spgemm(A, A, 2.0);
 

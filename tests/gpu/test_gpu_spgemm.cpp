@@ -128,7 +128,7 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on long rows", "[gpu][long]", float, double) {
 
 // Hash rows of C whose columns span more than the mask their table's free
 // slots hold are put in order in windows (sorting/mask_rank.cuh, up to
-// kMaskSortMaxWindows): 40 rows of A of 100, 200 and 400 entries over
+// NumericPolicy::mask_sort_max_windows): 40 rows of A of 100, 200 and 400 entries over
 // 120000 columns, into rows of 4, make rows of C of about 400, 800 and 1600
 // entries across nearly all of them (the 512-entry bin's mask holds 32768
 // columns in fp64, the 1024-entry bin's 65536).
@@ -152,7 +152,7 @@ TEMPLATE_TEST_CASE("GPU SpGEMM on hash rows sorted in windows", "[gpu]", float, 
 }
 
 // Rows of A that name rows of B longer than a block has threads: in the
-// symbolic phase's last bin, a row naming at most kDeferredBRows (32) of them
+// symbolic phase's last bin, a row naming at most SymbolicPolicy::deferred_b_rows (32) of them
 // has its block number and take their terms after the rest, a row naming
 // more leaves them to its sub-groups (kernels/row_loop.cuh); the numeric
 // phase takes them whole (kernels/ordered_loop.cuh). In
@@ -222,7 +222,7 @@ TEMPLATE_TEST_CASE("GPU symbolic phase: rows of many terms in a table of B's col
 
 // Where B's rows average at most 8 entries, the symbolic phase's blocks
 // number their rows' products (configs/bins.hpp's
-// kSymbolicNumberedMaxLanes). B: 20,000 rows of 1-8 entries and 5 of 3000
+// SymbolicPolicy::numbered_max_lanes). B: 20,000 rows of 1-8 entries and 5 of 3000
 // over 50,000 columns (5.2 a row on average). A: 70,000 rows (binned, not
 // small); every 25th names 40-120 short rows of B (block rows of hashed
 // columns or of B's columns' bits), every 100th two long ones besides
@@ -323,10 +323,10 @@ TEMPLATE_TEST_CASE("GPU small product whose longest rows fill 3/4 of the tried t
                    float, double) {
   // A small product is tried in the largest warp bin (512 slots) before its
   // statistics are known, and its gate takes rows of up to 384 terms
-  // (configs/bins.hpp's kSmallGateLoad): two rows of A with 19 entries times
+  // (configs/bins.hpp's SmallPolicy::gate_load): two rows of A with 19 entries times
   // rows of B with 20 random columns of 4000 give ~380 terms, nearly all in
   // distinct columns. 3000 rows keep it in warps: a block per row is only
-  // for fewer (kSmallBlockRowsShare, about 1000 on a device of 132 SMs).
+  // for fewer (SmallPolicy::block_rows_share, about 1000 on a device of 132 SMs).
   Handle handle;
   const auto A = few_long_rows(3000, 4000, 2, 19, 3, 41);
   const auto B = uniform_random(4000, 4000, 20, 42);
@@ -336,7 +336,7 @@ TEMPLATE_TEST_CASE("GPU small product whose longest rows fill 3/4 of the tried t
 
 TEMPLATE_TEST_CASE("GPU small product of few rows, a block per row", "[gpu]", float, double) {
   // 300 rows: each row of the small product gets a block of the first block
-  // bin in both phases (kSmallBlockRowsShare), the longest of ~380 terms.
+  // bin in both phases (SmallPolicy::block_rows_share), the longest of ~380 terms.
   Handle handle;
   const auto A = few_long_rows(300, 4000, 2, 19, 3, 41);
   const auto B = uniform_random(4000, 4000, 20, 42);
@@ -437,7 +437,7 @@ TEMPLATE_TEST_CASE("GPU small product of many rows, C's offsets in many tiles", 
                    double) {
   // 30001 rows of 9 random columns: 2.4 M products, above what is tried
   // before the statistics are known (configs/bins.hpp's
-  // kSmallSpeculateProducts), within kSmallMaxProducts: analyze reads the
+  // SmallPolicy::speculate_products), within SmallPolicy::max_products: analyze reads the
   // statistics back and the product runs as a small one, C's offsets from
   // the symbolic kernel's last block in 15 tiles of 2048 rows, the last
   // one partial (binning/row_offsets.cuh).
@@ -451,7 +451,7 @@ TEMPLATE_TEST_CASE("GPU small product of rows that average many terms", "[gpu]",
   // 1500 rows of 20 random columns times rows of 20: ~400 terms a row, more
   // than the gate of the warp bin a product of 1500 rows is usually tried in
   // takes (384), so it is tried in a block bin whose gate takes four times
-  // its average row (configs/bins.hpp's kSmallSpeculateRowMargin), and the
+  // its average row (configs/bins.hpp's SmallPolicy::speculate_row_margin), and the
   // gate opens there.
   Handle handle;
   const auto A = uniform_random(1500, 4000, 20, 61);
@@ -463,10 +463,10 @@ TEMPLATE_TEST_CASE("GPU small product of rows that average many terms", "[gpu]",
 // A binned product of few rows and products (not small: a few rows of
 // 12,000 terms): the numeric phase moves rows of 128 terms or more to a
 // block even where a warp's table holds their nnz (configs/bins.hpp's
-// kFewProductsBlockTerms, for C of at most 2 rows for each resident warp
-// and kFewProductsPerSM products per SM: 3000 rows and 0.55 M products, on
+// NumericPolicy::few_products_block_terms, for C of at most 2 rows for each resident warp
+// and NumericPolicy::few_products_per_sm products per SM: 3000 rows and 0.55 M products, on
 // devices of 24 SMs of 64 warps and more), and C's offsets come from one block
-// (kFewLaunchesRows), and the symbolic phase's warp bins run in one
+// (SmallPolicy::few_launches_rows), and the symbolic phase's warp bins run in one
 // launch, each row in its own bin's table: B's 10,000 columns fit the bits
 // of the last warp bin's (512 slots), not those of the two before it, which
 // hash; rows of at most 32 terms need no table. B's row j has 20 of the 60
@@ -507,7 +507,7 @@ TEMPLATE_TEST_CASE("GPU binned product of few rows: fewer launches, rows of many
 // The symbolic phase's warps mark a binned row's columns in a bitmask over
 // their range where B's rows are sorted and the range fits the bits of the
 // row's table (kernels/symbolic.cu's SymbolicRanges; the analysis finds the
-// ranges for C of more than kSpanMinRowsPerSM rows per SM: 70000 rows, on
+// ranges for C of more than SymbolicPolicy::span_min_rows_per_sm rows per SM: 70000 rows, on
 // devices of up to 273 SMs). B's row r holds columns r, r + 5, ..., r + 300:
 // rows of A with one entry take a warp (61 terms over 301 columns), every
 // 35th row of A has five and takes a block (305 terms), which hashes; then
@@ -539,8 +539,8 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // slot (sorting/warp_packed_sort.cuh: 128 or 256 slots, C of fewer than 2^23
 // columns), and otherwise the bitonic network in shared memory does. Each
 // path in a warp's table and in a block's (rows of 1024 terms and more go to a block,
-// configs/bins.hpp's kBlockRowTerms; in small products, rows of C so few
-// that a block each fits, kSmallBlockRowsShare). Small on purpose: the
+// configs/bins.hpp's NumericPolicy::block_row_terms; in small products, rows of C so few
+// that a block each fits, SmallPolicy::block_rows_share). Small on purpose: the
 // suite runs under racecheck.
 TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, double) {
   Handle handle;

@@ -79,19 +79,20 @@ TEST_CASE("may_hold agrees with bin_for on the library's tables", "[bins]") {
   for (const bool numeric : {false, true}) {
     BinThresholds t;
     for (const HashBinSpec& spec : kHashBins) {
-      if (numeric && spec.max_size > kNumericHashMaxNnz) break;
+      if (numeric && spec.max_size > NumericPolicy::hash_max_nnz) break;
       if (numeric && spec.group == Group::block && t.block_bin < 0) {
         t.block_bin = t.hash_bins;
-        t.block_terms = kBlockRowTerms;
+        t.block_terms = NumericPolicy::block_row_terms;
       }
       t.max_size[t.hash_bins++] = spec.max_size;
     }
     if (numeric) {
       for (const int terms : kSortBinTerms) t.sort_terms[t.sort_bins++] = terms;
-      t.heavy_terms = kHeavyRowTerms;
+      t.heavy_terms = NumericPolicy::heavy_row_terms;
     }
     INFO((numeric ? "numeric" : "symbolic") << " thresholds");
-    check_against_rule(t, std::max(kHeavyRowTerms, t.max_size[t.hash_bins - 1]) + 2);
+    check_against_rule(t,
+                       std::max(NumericPolicy::heavy_row_terms, t.max_size[t.hash_bins - 1]) + 2);
   }
 }
 

@@ -57,31 +57,32 @@ ResidentBlocks resident(int lean, int regular) {
 
 TEST_CASE("numeric_thresholds moves rows to the block bin by C's rows and products", "[choice]") {
   const Fp64Choices f;
-  const int few_rows = kFewProductsRowsPerWarp * 64 * 132;
-  const long long few_products = kFewProductsPerSM * 132;
+  const int few_rows = NumericPolicy::few_products_rows_per_warp * 64 * 132;
+  const long long few_products = NumericPolicy::few_products_per_sm * 132;
   auto terms = [&](int rows, long long products) {
     const BinThresholds t = f.choices.numeric_thresholds(rows, products);
     return t.block_bin < 0 ? -1 : t.block_terms;
   };
-  CHECK(terms(few_rows, few_products) == kFewProductsBlockTerms);
-  CHECK(terms(1, 0) == kFewProductsBlockTerms);
-  CHECK(terms(few_rows + 1, few_products) == kBlockRowTerms);
-  CHECK(terms(few_rows, few_products + 1) == kBlockRowTerms);
-  CHECK(terms(few_rows, -1) == kBlockRowTerms);  // products not known on the host
-  CHECK(terms(kBlockRowsPerSM * 132, -1) == kBlockRowTerms);
-  CHECK(terms(kBlockRowsPerSM * 132 + 1, few_products) == -1);  // no move: many rows
+  CHECK(terms(few_rows, few_products) == NumericPolicy::few_products_block_terms);
+  CHECK(terms(1, 0) == NumericPolicy::few_products_block_terms);
+  CHECK(terms(few_rows + 1, few_products) == NumericPolicy::block_row_terms);
+  CHECK(terms(few_rows, few_products + 1) == NumericPolicy::block_row_terms);
+  CHECK(terms(few_rows, -1) == NumericPolicy::block_row_terms);  // products not known on the host
+  CHECK(terms(NumericPolicy::block_rows_per_sm * 132, -1) == NumericPolicy::block_row_terms);
+  CHECK(terms(NumericPolicy::block_rows_per_sm * 132 + 1, few_products) ==
+        -1);  // no move: many rows
 }
 
 TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[choice]") {
   const Fp64Choices f;
-  const int many = kThreadRowsMinPerSM * 132;
+  const int many = BinPolicy::thread_rows_min_per_sm * 132;
   const BinThresholds with = f.choices.symbolic_thresholds(many);
   const int thread_bin = with.hash_bins + 1;
-  CHECK(with.bin_for(20, kThreadRowTerms) == thread_bin);
-  CHECK(with.bin_for(20, kThreadRowTerms + 1) < with.hash_bins);
+  CHECK(with.bin_for(20, BinPolicy::thread_row_terms) == thread_bin);
+  CHECK(with.bin_for(20, BinPolicy::thread_row_terms + 1) < with.hash_bins);
   CHECK(with.may_hold(thread_bin, 1));
   const BinThresholds without = f.choices.symbolic_thresholds(many - 1);
-  CHECK(without.bin_for(20, kThreadRowTerms) < without.hash_bins);  // a hash bin
+  CHECK(without.bin_for(20, BinPolicy::thread_row_terms) < without.hash_bins);  // a hash bin
   // (a launch without the bins' counts on the host must skip the bin)
   CHECK_FALSE(without.may_hold(thread_bin, 1));
   // forced either way
@@ -91,7 +92,7 @@ TEST_CASE("symbolic_thresholds keeps the thread bin for C of many rows only", "[
 
 TEST_CASE("numeric_thread_rows: many rows that share columns", "[choice]") {
   const Fp64Choices f;
-  const int many = kThreadRowsMinPerSM * 132;
+  const int many = BinPolicy::thread_rows_min_per_sm * 132;
   CHECK(f.choices.numeric_thread_rows(many, 2.0e6, 1000000));
   CHECK_FALSE(f.choices.numeric_thread_rows(many, 1.0e6, 1000000));  // no compression
   CHECK_FALSE(f.choices.numeric_thread_rows(many - 1, 2.0e6, 1000000));
@@ -112,7 +113,7 @@ TEST_CASE("lean_block_pays: for more blocks, all busy", "[choice]") {
 TEST_CASE("split_row_parts: the last hash bin's rows split where at most half as many as SMs",
           "[choice]") {
   CHECK(split_row_parts(0, 132) == 0);
-  CHECK(split_row_parts(9, 132) == kSplitRowsMaxParts);  // orani678's heavy rows
+  CHECK(split_row_parts(9, 132) == NumericPolicy::split_rows_max_parts);  // orani678's heavy rows
   CHECK(split_row_parts(22, 132) == 6);
   CHECK(split_row_parts(66, 132) == 2);
   CHECK(split_row_parts(67, 132) == 0);  // one part a row would idle no SM
@@ -125,7 +126,7 @@ TEST_CASE("split_parts: no D, B's columns in the table, a small scratch", "[choi
   const Fp64Choices f;
   const double c_bytes = 1e9;
   const long long cols = 2529;  // orani678
-  CHECK(f.choices.split_parts(false, cols, 9, 1e6, c_bytes) == kSplitRowsMaxParts);
+  CHECK(f.choices.split_parts(false, cols, 9, 1e6, c_bytes) == NumericPolicy::split_rows_max_parts);
   CHECK(f.choices.split_parts(true, cols, 9, 1e6, c_bytes) == 0);  // with D
   CHECK(f.choices.split_parts(false, 1 << 20, 9, 1e6, c_bytes) == 0);  // B too wide
   CHECK(f.choices.split_parts(false, cols, 9, 0.2 * c_bytes, c_bytes) == 0);  // scratch
@@ -163,7 +164,7 @@ TEST_CASE("symbolic_kernel: each bin's kernel", "[choice]") {
   CHECK(kernel(0, true, true, 32 * 32 + 1, 4) == SymbolicKernel::warp_range_mask_matched);
   CHECK(kernel(first_block - 1, true, true, 1 << 20, 4) == SymbolicKernel::warp_range_mask);
   // blocks: numbered for short rows of B, else the last bin defers long ones
-  CHECK(kernel(first_block, false, false, 100, kSymbolicNumberedMaxLanes) ==
+  CHECK(kernel(first_block, false, false, 100, SymbolicPolicy::numbered_max_lanes) ==
         SymbolicKernel::block_numbered);
   CHECK(kernel(first_block, false, false, 100, 16) == SymbolicKernel::block_hash);
   CHECK(kernel(dense - 1, false, false, 100, 16) == SymbolicKernel::block_deferred);
@@ -191,8 +192,8 @@ TEST_CASE("numeric_kernel: each bin's kernel", "[choice]") {
   const int warp = bin_of_size(layout, 100);
   const int lean_bin = bin_of_size(layout, 512);  // blocks of 128 threads
   REQUIRE(layout.hash[warp].spec.group == Group::warp);
-  REQUIRE(layout.hash[lean_bin].spec.block_threads <= kLeanBlockThreads);
-  REQUIRE(layout.hash[dense - 1].spec.block_threads > kLeanBlockThreads);
+  REQUIRE(layout.hash[lean_bin].spec.block_threads <= NumericPolicy::lean_block_threads);
+  REQUIRE(layout.hash[dense - 1].spec.block_threads > NumericPolicy::lean_block_threads);
   auto kernel = [&](int bin, long long rows, bool thread_rows, bool split,
                     const ResidentBlocks& blocks) {
     return f.choices.numeric_kernel({bin, rows, thread_rows, split}, blocks);
@@ -230,14 +231,14 @@ TEST_CASE("small products: their bins and the speculative try", "[choice]") {
   REQUIRE(block_bin >= 0);
   CHECK(f.choices.layout(Phase::symbolic).hash[block_bin].spec.group == Group::block);
   CHECK(f.choices.small_symbolic_bin(20000, 1000000, 20) == warp_bin);
-  CHECK(f.choices.small_symbolic_bin(20000, kSmallMaxProducts + 1, 20) == -1);
+  CHECK(f.choices.small_symbolic_bin(20000, SmallPolicy::max_products + 1, 20) == -1);
   CHECK(f.choices.small_numeric_bin(20000, 20, 20) ==
         f.choices.layout(Phase::numeric).thresholds.sort_bin(20));
   const Choices::Speculative tried = f.choices.speculative(20000, 1.0e5);
   CHECK(tried.bin >= 0);
   CHECK(tried.gate_max_row >= f.choices.layout(Phase::symbolic).hash[tried.bin].spec.max_size);
-  CHECK(f.choices.speculative(20000, 2.0 * kSmallSpeculateProducts).bin == -1);
-  CHECK(f.choices.speculative(kSmallMaxRows + 1, 1.0e5).bin == -1);
+  CHECK(f.choices.speculative(20000, 2.0 * SmallPolicy::speculate_products).bin == -1);
+  CHECK(f.choices.speculative(SmallPolicy::max_rows + 1, 1.0e5).bin == -1);
   CHECK(f.choices.speculative(0, 0).bin == -1);
   // forced off
   const Fp64Choices never("small=never");
@@ -247,7 +248,7 @@ TEST_CASE("small products: their bins and the speculative try", "[choice]") {
 
 TEST_CASE("ranges, mask cap and few launches", "[choice]") {
   const Fp64Choices f;
-  const long long many = static_cast<long long>(kSpanMinRowsPerSM) * 132;
+  const long long many = static_cast<long long>(SymbolicPolicy::span_min_rows_per_sm) * 132;
   CHECK(f.choices.measure_ranges(many + 1, true));
   CHECK_FALSE(f.choices.measure_ranges(many + 1, false));  // B's order not examined
   CHECK_FALSE(f.choices.measure_ranges(many, true));
@@ -255,13 +256,15 @@ TEST_CASE("ranges, mask cap and few launches", "[choice]") {
   CHECK_FALSE(Fp64Choices("ranges=always").choices.measure_ranges(10, false));
   CHECK_FALSE(Fp64Choices("ranges=never").choices.measure_ranges(many + 1, true));
   const int beyond = 0;
-  const MaskCap cap = f.choices.mask_cap(kSymbolicMaskCapRowsPerSM * 132, 600, &beyond);
+  const MaskCap cap = f.choices.mask_cap(SymbolicPolicy::mask_cap_rows_per_sm * 132, 600, &beyond);
   CHECK(cap.cap < cap.beyond);
   CHECK(cap.rows_beyond == &beyond);
-  CHECK(f.choices.mask_cap(kSymbolicMaskCapRowsPerSM * 132 - 1, 600, &beyond).cap == INT_MAX);
-  CHECK(f.choices.mask_cap(kSymbolicMaskCapRowsPerSM * 132, 1 << 30, &beyond).cap == INT_MAX);
-  CHECK(f.choices.few_launches(kFewLaunchesRows));
-  CHECK_FALSE(f.choices.few_launches(kFewLaunchesRows + 1));
+  CHECK(f.choices.mask_cap(SymbolicPolicy::mask_cap_rows_per_sm * 132 - 1, 600, &beyond).cap ==
+        INT_MAX);
+  CHECK(f.choices.mask_cap(SymbolicPolicy::mask_cap_rows_per_sm * 132, 1 << 30, &beyond).cap ==
+        INT_MAX);
+  CHECK(f.choices.few_launches(SmallPolicy::few_launches_rows));
+  CHECK_FALSE(f.choices.few_launches(SmallPolicy::few_launches_rows + 1));
   CHECK_FALSE(Fp64Choices("few_launches=never").choices.few_launches(10));
 }
 

@@ -20,7 +20,7 @@ namespace spgemm::cuda {
 // The same sums in the same order either way, so the same bits.
 enum class CombineSteps {
   // only the lanes of groups step, shuffling within their group: the fewest
-  // registers, for the hash rows' loops with kOrderedStash steps in flight
+  // registers, for the hash rows' loops with NumericPolicy::ordered_stash steps in flight
   groups,
   // every lane takes as many steps as the warp's largest group has lanes,
   // shuffling with the full mask: masks of one group's lanes in a loop that

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The accumulator of a row of few terms on one thread (configs/bins.hpp's
-// kThreadRowTerms): its columns, kept ascending, and their sums in Slots
+// BinPolicy::thread_row_terms): its columns, kept ascending, and their sums in Slots
 // slots of shared memory. Slot s of the block's thread t is at s * Threads
 // + t, so the threads of a warp, each at its own slot, never share a bank.
 //

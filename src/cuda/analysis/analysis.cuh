@@ -79,9 +79,10 @@ struct TermCount {
 // Whether B's order is worth examining (TermCount::b_disorder): only the
 // deterministic numeric phase's whole rows of B need it, which pay only for
 // rows of B long enough on average (configs/bins.hpp's
-// kWholeRowsMinBAverage).
+// NumericPolicy::whole_rows_min_b_average).
 inline bool b_order_worth_examining(const MatrixDesc& B) {
-  return B.rows > 0 && B.nnz >= static_cast<int64_t>(kWholeRowsMinBAverage) * B.rows;
+  return B.rows > 0 &&
+         B.nnz >= static_cast<int64_t>(NumericPolicy::whole_rows_min_b_average) * B.rows;
 }
 
 // *rows_beyond += the number of rows among terms[0, rows) of more than

@@ -171,7 +171,7 @@ __device__ __forceinline__ void add_chunk(const CountArgs<Offset, Col>& c, Offse
 
 // Warp-collective: the terms of rows [first, first + c.rows_per_warp) of A,
 // lane l < c.rows_per_warp getting those of row first + l (with c.spans
-// their columns' range too). Rows of fewer than kAnalysisRowwiseEntries
+// their columns' range too). Rows of fewer than AnalysisPolicy::rowwise_entries
 // (configs/bins.hpp) entries on average are taken together, 32 entries at a
 // time, one a lane, whatever row each is in: each lane finds its entry's row
 // by a binary search over the rows' beginnings, a scan segmented by row sums
@@ -191,7 +191,7 @@ __device__ long long run_terms(const CountArgs<Offset, Col>& c, int first, Colum
   const Offset run_begin = shfl(kFullWarp, begin, 0);
   const Offset run_end = shfl(kFullWarp, end, last);
   long long terms = 0;
-  if (run_end - run_begin >= static_cast<Offset>(kAnalysisRowwiseEntries) * (last + 1)) {
+  if (run_end - run_begin >= static_cast<Offset>(AnalysisPolicy::rowwise_entries) * (last + 1)) {
     for (int row = 0; row <= last; ++row) {
       long long length = 0;
       int lo = INT_MAX, hi = INT_MIN;
@@ -423,7 +423,8 @@ __device__ bool small_product_gate(const CheckedViews<Offset, Col>& checks, int 
     for (int i = 0; i < checks.count; ++i)
       for (int d = 0; d < kCsrDefects && checks.m[i].found; ++d)
         clean &= *reinterpret_cast<volatile unsigned long long*>(&checks.m[i].found->first[d]) == 0;
-    open = clean && *reinterpret_cast<volatile long long*>(&stats->total) <= kSmallMaxProducts;
+    open =
+        clean && *reinterpret_cast<volatile long long*>(&stats->total) <= SmallPolicy::max_products;
     stats->small_rows = open ? rows : 0;
   }
   __syncthreads();

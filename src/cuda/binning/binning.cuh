@@ -82,7 +82,7 @@ __device__ __forceinline__ int bin_begin(const BinCounts* counts, int bin) {
 // The rows one kernel launch works on: bin `bin` of a binned row list
 // (counts and list on the device), or bins bin .. bin + bins - 1, which
 // follow each other in the list (the symbolic phase's warp bins in one
-// launch, configs/bins.hpp's kFewLaunchesRows), or, for small products that
+// launch, configs/bins.hpp's SmallPolicy::few_launches_rows), or, for small products that
 // skip the binning (configs/bins.hpp), all rows 0 .. all_rows - 1 in order.
 struct RowSet {
   const BinCounts* counts = nullptr;  // nullptr: all rows

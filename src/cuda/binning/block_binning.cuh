@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The binning of bin_rows (binning.cuh) by one block, for C of few rows
-// (configs/bins.hpp's kFewLaunchesRows): after the symbolic phase, the
+// (configs/bins.hpp's SmallPolicy::few_launches_rows): after the symbolic phase, the
 // block that writes C's row offsets also bins C's rows for the numeric
 // phase (row_offsets.cuh), which saves a memset and bin_rows' two launches
 // on the way to the phase's readback.
@@ -12,13 +12,13 @@ namespace spgemm::cuda {
 
 // Block-collective (blockDim.x a multiple of 32; rows at most
 // kBlockBinningRows, the size of the shared array of the rows' bins: the
-// caller's kFewLaunchesRows test keeps it so). Writes counts->count for
+// caller's SmallPolicy::few_launches_rows test keeps it so). Writes counts->count for
 // all kMaxBins bins (no zeroing before; the cursors are not used) and the
 // binned rows, each bin's rows in no fixed order (as bin_rows). The first
 // pass keeps each row's bin in shared memory for the second; a warp adds
 // the rows it has of one bin at once (`__match_any_sync`): rows mostly of
 // one bin would otherwise queue a shared atomic each on one counter.
-inline constexpr int kBlockBinningRows = kFewLaunchesRows;
+inline constexpr int kBlockBinningRows = SmallPolicy::few_launches_rows;
 static_assert(kMaxBins <= 127, "a row's bin is kept in a signed char");
 
 __device__ __forceinline__ void block_bin_rows(const RowSizes& sizes, int rows,

@@ -67,7 +67,7 @@ struct SmallFinish {
 // its own, from one SM: ~100 us for wing's 62,032 rows, longer than the
 // rest of its symbolic phase (`spgemm-bench wing.mtx.gz`, sym).
 // The 32-row scans are of Count: int where nnz(C) is known to fit (a small
-// product's is at most its terms, kSmallMaxProducts), else 64-bit; the sums
+// product's is at most its terms, SmallPolicy::max_products), else 64-bit; the sums
 // across runs are 64-bit.
 inline constexpr int kOffsetsPerThread = 8;
 
@@ -152,7 +152,7 @@ struct NumericBinning {
 };
 
 // The same as a launch of one block, after the bins' kernels of a binned
-// symbolic phase for C of few rows (configs/bins.hpp's kFewLaunchesRows;
+// symbolic phase for C of few rows (configs/bins.hpp's SmallPolicy::few_launches_rows;
 // f.blocks_done unused), which then also bins C's rows for the numeric
 // phase and posts f.post (if set) after that.
 inline constexpr int kOffsetsBlockThreads = 1024;

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The numeric phase's tuning: the hash kernels' instances, the moves of
 // rows between bins, split rows, the ordered adds, the output order.
-// A value's comment names the spgemm-bench run that chose it (fp64, one
-// H100 or H200; NAME.mtx.gz from ../shared/matrices) and the columns
-// compared (configs/bins.hpp).
 #pragma once
 
 #include "cuda/configs/bin_table.hpp"
@@ -13,85 +10,65 @@
 
 namespace spgemm::cuda {
 
-// The numeric phase hashes rows of at most this many nnz (of the bins above
-// that fit the device); longer rows go to the dense-window kernel. A lower
-// cap speeds up the first numeric phase and slows down every later one
-// (`spgemm-bench --gen rmat:16:16`, num and num2).
-inline constexpr int kNumericHashMaxNnz = 8192;
-
-// The blocks of a warp-group numeric hash kernel an SM is to hold at least
-// (its __launch_bounds__; blocks get none): 5 of 256 threads keep it within
-// 48 registers, where ptxas would give some instances 63-64 registers and
-// so 4 blocks an SM (`spgemm-bench --gen banded:200000:16`, num; all 24
-// instances at 48: docs/data/suite-h100-19a3b79.txt).
-inline constexpr int kWarpNumericMinBlocks = 5;
+// A value's line gives its reason in brief; its full reason and the
+// spgemm-bench command that chose it: docs/tuning.md, "NumericPolicy".
+struct NumericPolicy {
+  // longer rows go to dense windows: a lower cap speeds up the first phase, slows the later ones
+  static constexpr int hash_max_nnz = 8192;
+  // 5 blocks of 256 an SM hold every warp instance to 48 registers (else 63-64, 4 blocks)
+  static constexpr int warp_min_blocks = 5;
+  // blocks of at most this many threads also get the lean instance, taken where it pays
+  static constexpr int lean_block_threads = 256;
+  // the lean instance's blocks an SM: 40 registers, 12 blocks of 128 instead of 8
+  static constexpr int lean_block_min_blocks = 6;
+  // a row of this many terms whose nnz picks a warp bin goes to a block: its work spread wider
+  static constexpr int block_row_terms = 1024;
+  // ... for C of at most this many rows an SM: with more, warps fill the device already
+  static constexpr int block_rows_per_sm = 256;
+  // C of few rows and products: rows of a warp's four steps of terms go to a block
+  static constexpr int few_products_block_terms = 128;
+  // ... for C of at most this many rows for each warp the device holds
+  static constexpr int few_products_rows_per_warp = 2;
+  // ... and at most this many products an SM: beyond, the device is full of work
+  static constexpr long long few_products_per_sm = 40000;
+  // rows of this many terms go to the last hash bin, whose few rows are split among blocks
+  static constexpr int heavy_row_terms = 16384;
+  // a split row's most parts: more parts wait longer for the ones before
+  static constexpr int split_rows_max_parts = 8;
+  // a part of a split row per this many terms
+  static constexpr long long split_rows_part_terms = 8192;
+  // columns a thread adds at a time through the split rows' dense array
+  static constexpr int split_rows_add_batch = 4;
+  // split rows only where their scratch is at most this share of C's bytes
+  static constexpr double split_rows_max_share_of_c = 0.15;
+  // steps a block's thread stashes before its turn: fewer turns, more loads in flight
+  static constexpr int ordered_stash = 4;
+  // ... and a warp's, which adds its steps in order whatever the stash: 8 is slower
+  static constexpr int ordered_warp_stash = 2;
+  // C's columns a block's thread loads at once where a later phase reuses them
+  static constexpr int known_columns_batch = 4;
+  // B's average row from which its rows may be taken whole: shorter leave threads idle
+  static constexpr int whole_rows_min_b_average = 8;
+  // whole rows of B where they keep this share of threads busy: numbering costs ~2x a term
+  static constexpr double whole_rows_min_use = 0.4;
+  // ... in the dense kernel's rows at their columns' ranks: the best of 0.1-0.4
+  static constexpr double ranked_whole_rows_min_use = 0.2;
+  // rank counting up to this many entries: n^2/32 compares against the network's passes
+  static constexpr int rank_sort_max_entries = 64;
+  // a block's mask sort takes up to this many windows: about the network's barriers
+  static constexpr int mask_sort_max_windows = 8;
+  // percent of L1 / shared memory as shared memory: the rest keeps the thread rows' gathers
+  static constexpr int thread_row_carveout = 72;
+  // thread rows only for products >= this * nnz(C): else each term moves the slots above
+  static constexpr double thread_row_min_compression = 1.5;
+};
 
 // The numeric hash kernel's __launch_bounds__ minimum of blocks an SM: 0
 // for blocks is none at all (their bound of 1024 threads alone caps them at
 // 64 registers).
 constexpr int numeric_min_blocks(Group group) {
-  return group == Group::block ? 0 : kWarpNumericMinBlocks;
+  return group == Group::block ? 0 : NumericPolicy::warp_min_blocks;
 }
-// ... and bound for 1024 threads, blocks may take 64 registers: 8 blocks of
-// 128 threads an SM. Blocks of at most kLeanBlockThreads threads also have a
-// lean instance, kLeanBlockMinBlocks blocks an SM (40 registers, 12 blocks
-// of 128). It spills stashed steps (kOrderedStash), so it is taken only where the
-// runtime finds more of its blocks resident and the bin has rows for all of
-// them (dispatch/choice.hpp's lean_block_pays). 32 registers and blocks of
-// 512 are slower. Chosen by `spgemm-bench bcsstk33.mtx.gz astro-ph.mtx.gz
-// landmark.mtx.gz polblogs.mtx.gz --gen hub:60000:30000:3000:8`, num and
-// num2; its gain: docs/performance.md, "Kernel instances".
-inline constexpr int kLeanBlockThreads = 256;
-inline constexpr int kLeanBlockMinBlocks = 6;
-
-// In the numeric phase a row's table is sized by its nnz, but its work is
-// its terms: a row of few columns and many terms (ex6: 127 nnz from 1118
-// terms on average) would have one warp step through all its terms.
-// Rows of at least kBlockRowTerms terms whose nnz picks a warp bin go to the
-// first block bin instead: the same work spread over a block. Only for C
-// with at most kBlockRowsPerSM rows per SM: with more, warps of their own
-// already fill the device and the block's turns cost more than they spread.
-// Chosen by `spgemm-bench --gen banded:500000:16 ex6.mtx.gz bcsstk13.mtx.gz
-// bcsstk33.mtx.gz astro-ph.mtx.gz`, num.
-inline constexpr int kBlockRowTerms = 1024;
-inline constexpr int kBlockRowsPerSM = 256;
-// ... and for C of few rows and products, where the kernels are as long as
-// their longest rows' chains of loads and not as their work, rows of 128
-// terms or more go there (a warp's four steps of 32): C of at most
-// kFewProductsRowsPerWarp rows for each warp the device holds (128 per SM
-// on sm_90) and kFewProductsPerSM products per SM, where the host knows
-// them (C of at most kSmallMaxRows rows). Beyond those bounds the device is
-// already full of rows' warps or of work. Chosen by `spgemm-bench --gen
-// powerlaw:12000 --gen rmat:12:8 --gen rmat:13:8 ca-GrQc.mtx.gz
-// wb-cs-stanford.mtx.gz astro-ph.mtx.gz rgg_n_2_15_s0.mtx.gz`, num.
-inline constexpr int kFewProductsBlockTerms = 128;
-inline constexpr int kFewProductsRowsPerWarp = 2;
-inline constexpr long long kFewProductsPerSM = 40000;
-
-// A row of very many terms and few enough nnz for a hash table keeps its
-// block busy long after the others are done when C has few such rows
-// (orani678: 8 rows of 67 K terms and 2332 nnz). Rows of at least
-// kHeavyRowTerms terms go to the last hash bin (the largest blocks; its
-// larger table costs little beside that many terms); where that bin has few
-// rows they are split among blocks by their entries of A
-// (dispatch/choice.hpp's split_row_parts). Chosen by `spgemm-bench
-// orani678.mtx.gz --gen hub:60000:30000:3000:8`, num and num2.
-inline constexpr int kHeavyRowTerms = 16384;
-
-// Where the last hash bin holds at most half as many rows as the device has
-// SMs, the deterministic numeric phase splits each of its rows among up to
-// kSplitRowsMaxParts blocks, a part per kSplitRowsPartTerms terms, which add
-// their sums in turn through a dense array in device memory,
-// kSplitRowsAddBatch columns a thread at a time (kernels/numeric/split_rows.cuh's
-// split_numeric_kernel); more parts wait longer for the ones before. Only
-// for B whose columns fit the bin's table (direct slots: through a hash
-// table every add is a chain of dependent loads) and a scratch of at most
-// kSplitRowsMaxShareOfC of C's bytes. Chosen by `spgemm-bench
-// orani678.mtx.gz --gen longrows:4000:12:2000:4`, num and num2.
-inline constexpr int kSplitRowsMaxParts = 8;
-inline constexpr long long kSplitRowsPartTerms = 8192;
-inline constexpr int kSplitRowsAddBatch = 4;
-inline constexpr double kSplitRowsMaxShareOfC = 0.15;
 
 // The scratch of `rows` split rows of `width` columns (split_numeric_kernel;
 // kernels.hpp's SplitRows::of lays it out): a dense array of values and a
@@ -112,52 +89,6 @@ struct SplitRowsLayout {
   }
 };
 
-// Steps of its terms a warp stashes in registers (slots found, values
-// multiplied) before it waits for its turn to add them in the deterministic
-// numeric phase (kernels/ordered_loop.cuh): more steps mean fewer turns and
-// more of the loads overlapped with the other warps' adds, at 2 + the value's
-// size in 4-byte registers per step and thread. Blocks that take rows of B
-// whole (the second order below) gather as many steps before their adds and
-// barriers (`spgemm-bench bcsstk33.mtx.gz`, num2).
-inline constexpr int kOrderedStash = 4;
-// ... and a warp's numbered terms in the hash kernels, this many steps (the
-// same order of the adds: a warp alone adds its steps one after the other
-// whatever the stash, which sets only the loads in flight and the
-// registers). Blocks keep 4 (2 is slower for them), and 8 is slower for
-// every group. Chosen by `spgemm-bench --gen stencil27:40 --gen rmat:15:16
-// rgg_n_2_15_s0.mtx.gz delaunay_n15.mtx.gz orani678.mtx.gz
-// bcsstk33.mtx.gz`, num.
-inline constexpr int kOrderedWarpStash = 2;
-
-// Columns of C a block's thread loads at once where a later numeric phase
-// reuses a row's columns (kernels/known_columns.cuh): a hash block claiming
-// them and writing the values behind them, and the dense kernel marking a
-// ranked row's, would otherwise wait on one load at a time. Warps load one
-// at a time: batched, their kernels are slower even where nothing is
-// reused. Chosen by `spgemm-bench --gen rmat:16:16 --gen stencil27:64
-// landmark.mtx.gz`, num and num2.
-inline constexpr int kKnownColumnsBatch = 4;
-
-// The deterministic numeric phase's second order (kernels/ordered_loop.cuh):
-// a group takes A's entries one by one and each entry's row of B whole, a
-// thread per term, with a barrier between entries. It needs rows of B whose
-// columns strictly increase, which the analysis examines only where B's
-// rows have at least kWholeRowsMinBAverage entries on average (shorter ones
-// would leave most threads idle), and it is taken for a row of C where its
-// steps keep at least kWholeRowsMinUse of the group's threads busy: the
-// other order spends a binary search, a __match_any_sync and the combining
-// of equal columns on every term, which cost about twice as much per term
-// (`spgemm-bench --gen banded:500000:16`, rows of B of 33 entries, num2).
-inline constexpr int kWholeRowsMinBAverage = 8;
-inline constexpr double kWholeRowsMinUse = 0.4;
-// The same for the dense kernel's rows summed at their columns' ranks in one
-// pass (kernels/numeric/dense_rows.cuh, accumulators/ranked_row.cuh): rows of 1024
-// threads whose terms the other order would number, search, combine and
-// add in 32 turns per batch. The best of 0.1-0.4 for rmat:16:16's rows of B
-// of ~400 entries; 0.2 for every kernel would slow down stencil27:64
-// (`spgemm-bench --gen rmat:16:16 --gen stencil27:64`, num2).
-inline constexpr double kRankedWholeRowsMinUse = 0.2;
-
 // Shared memory of the deterministic numeric hash kernels behind a block's
 // tables, from the first 16-byte boundary on (kernels/ordered_loop.cuh's
 // ChunkScratch): per thread where its entry of A's chunk starts and where
@@ -174,30 +105,5 @@ __host__ __device__ constexpr size_t ordered_scratch_bytes(int threads, size_t o
 __host__ __device__ constexpr size_t scratch_offset(size_t table_bytes) {
   return (table_bytes + 15) / 16 * 16;
 }
-
-// A numeric row's table, once compacted to its first entries (padded with
-// empty keys to a power of two, sorting/*_compact.cuh), is put in order by
-// rank counting (sorting/rank_scatter.cuh) up to this many entries, beyond
-// by a bitmask over its columns' span (sorting/mask_rank.cuh) where that
-// fits the table's free slots (a block's: in up to kMaskSortMaxWindows
-// windows), else, in a warp's table of at most 256
-// compacted slots, in registers (sorting/warp_packed_sort.cuh), else by a
-// bitonic network in shared memory (sorting/bitonic.cuh). Rank counting costs n^2/32
-// compares per thread of a warp against the network's log^2 passes of
-// exchanges through shared memory: at 64 entries 128 broadcast-read
-// compares against 21 passes of an exchange per thread. (The table is
-// compacted before it is ranked: ranking all of it would leave most lanes
-// idle on empty slots.)
-inline constexpr int kRankSortMaxEntries = 64;
-
-// The windows a block's mask sort (sorting/mask_rank.cuh) may take, one
-// after another, where its row's column range is wider than the mask the
-// table's free slots hold. A window costs a pass over the n entries and
-// five barriers; the bitonic network it replaces log2(n) (log2(n) + 1) / 2
-// barriers, each with n / (2 threads) exchanges: 55 for the 1024 entries of
-// 256 threads, 45 for 512 of 128, the same order as 8 windows. Rows of 100 K
-// columns (powerlaw:100000) need 4 windows of fp64 in the 512-entry bin, 2
-// in the 1024-entry one.
-inline constexpr int kMaskSortMaxWindows = 8;
 
 }  // namespace spgemm::cuda

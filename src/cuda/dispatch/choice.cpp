@@ -27,7 +27,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     // for blocks, static for warps, sized for their largest block
     // (kernels/numeric/hash_rows.cuh)
     const bool numeric = phase == Phase::numeric;
-    if (numeric && spec.max_size > kNumericHashMaxNnz) break;
+    if (numeric && spec.max_size > NumericPolicy::hash_max_nnz) break;
     const bool block = spec.group == Group::block;
     const size_t scratch = ordered_scratch_bytes(
         block ? spec.block_threads : max_block_threads(Group::warp), offset_bytes);
@@ -36,7 +36,7 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
     if (dynamic_smem + static_smem > limits.max_smem_per_block) break;  // nor do larger bins
     if (numeric && block && layout.thresholds.block_bin < 0) {
       layout.thresholds.block_bin = static_cast<int>(layout.hash.size());
-      layout.thresholds.block_terms = kBlockRowTerms;
+      layout.thresholds.block_terms = NumericPolicy::block_row_terms;
     }
     layout.thresholds.max_size[layout.hash.size()] = spec.max_size;
     layout.hash.push_back({spec, dynamic_smem, rows_per_block});
@@ -45,9 +45,9 @@ BinLayout make_bin_layout(const DeviceLimits& limits, Phase phase, size_t entry_
   if (phase == Phase::numeric) {
     for (const int terms : kSortBinTerms)
       layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = terms;
-    layout.thresholds.heavy_terms = kHeavyRowTerms;
+    layout.thresholds.heavy_terms = NumericPolicy::heavy_row_terms;
   } else {  // the thread bin (symbolic_thresholds leaves it out for few rows)
-    layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = kThreadRowTerms;
+    layout.thresholds.sort_terms[layout.thresholds.sort_bins++] = BinPolicy::thread_row_terms;
   }
   return layout;
 }
@@ -73,12 +73,13 @@ Force force_of(const std::string& knob, const std::string& value, bool always_al
 
 // Whether `rows` rows of a small product take a block each (of the first
 // block bin) rather than a warp: where so few rows leave the device mostly
-// idle (kSmallBlockRowsShare).
+// idle (SmallPolicy::block_rows_share).
 bool small_rows_take_blocks(const BinLayout& layout, int rows, const DeviceLimits& limits) {
   const double resident = static_cast<double>(limits.sm_count) * limits.max_threads_per_sm;
   for (const HashBinLaunch& b : layout.hash)
     if (b.spec.group == Group::block)
-      return static_cast<double>(rows) * b.spec.block_threads <= kSmallBlockRowsShare * resident;
+      return static_cast<double>(rows) * b.spec.block_threads <=
+             SmallPolicy::block_rows_share * resident;
   return false;
 }
 
@@ -157,13 +158,14 @@ int Choices::small_bin(Phase phase, int rows, int size) const {
     const HashBinSpec& spec = layout.hash[bin].spec;
     if (blocks && spec.group != Group::block) continue;
     if (spec.max_size >= size)
-      return static_cast<long long>(rows) * spec.table_size <= kSmallMaxTableSlots ? bin : -1;
+      return static_cast<long long>(rows) * spec.table_size <= SmallPolicy::max_table_slots ? bin
+                                                                                            : -1;
   }
   return -1;
 }
 
 int Choices::small_symbolic_bin(int rows, long long total, int most) const {
-  if (forced_.small == Force::never || total > kSmallMaxProducts) return -1;
+  if (forced_.small == Force::never || total > SmallPolicy::max_products) return -1;
   const int bin = small_bin(Phase::symbolic, rows, most);
   return bin >= 0 && small_bin(Phase::numeric, rows, most) >= 0 ? bin : -1;
 }
@@ -175,22 +177,22 @@ int Choices::small_numeric_bin(int rows, int most_terms, int longest) const {
 
 // The largest warp bin (for few rows: the first block bin) that small_bin
 // allows for the rows and whose rows the numeric layout takes too, with rows
-// of up to kSmallGateLoad of its table where the numeric layout takes those;
-// none for no rows, more than kSmallMaxRows, or products estimated (as if
-// every row of B had B's average length) above kSmallSpeculateProducts; a
+// of up to SmallPolicy::gate_load of its table where the numeric layout takes those;
+// none for no rows, more than SmallPolicy::max_rows, or products estimated (as if
+// every row of B had B's average length) above SmallPolicy::speculate_products; a
 // larger bin where the rows are expected to be longer than its gate takes
-// (kSmallSpeculateRowMargin). The estimate only picks the path: a skewed B
+// (SmallPolicy::speculate_row_margin). The estimate only picks the path: a skewed B
 // that makes it miss costs one empty launch and a second readback.
 Choices::Speculative Choices::speculative(int rows, double estimated_products) const {
-  if (forced_.small == Force::never || rows == 0 || rows > kSmallMaxRows ||
-      estimated_products > static_cast<double>(kSmallSpeculateProducts))
+  if (forced_.small == Force::never || rows == 0 || rows > SmallPolicy::max_rows ||
+      estimated_products > static_cast<double>(SmallPolicy::speculate_products))
     return {};
   auto tried_in = [&](int bin) {
     const HashBinSpec& spec = symbolic_.hash[bin].spec;
     if (small_bin(Phase::symbolic, rows, spec.max_size) != bin ||
         small_bin(Phase::numeric, rows, spec.max_size) < 0)
       return Speculative{};
-    const int fuller = static_cast<int>(spec.table_size * kSmallGateLoad);
+    const int fuller = static_cast<int>(spec.table_size * SmallPolicy::gate_load);
     return Speculative{bin,
                        small_bin(Phase::numeric, rows, fuller) >= 0 ? fuller : spec.max_size};
   };
@@ -205,7 +207,7 @@ Choices::Speculative Choices::speculative(int rows, double estimated_products) c
       if (group == Group::block) break;
     }
   }
-  const double wanted = kSmallSpeculateRowMargin * estimated_products / rows;
+  const double wanted = SmallPolicy::speculate_row_margin * estimated_products / rows;
   for (int bin = chosen.bin + 1; chosen.bin >= 0 && chosen.gate_max_row < wanted && bin < bins;
        ++bin)
     if (const Speculative here = tried_in(bin); here.bin >= 0) chosen = here;
@@ -217,11 +219,12 @@ Choices::Speculative Choices::speculative(int rows, double estimated_products) c
 bool Choices::measure_ranges(long long rows, bool b_examined) const {
   if (!b_examined || forced_.ranges == Force::never) return false;
   return forced_.ranges == Force::always ||
-         rows > static_cast<long long>(kSpanMinRowsPerSM) * limits_.sm_count;
+         rows > static_cast<long long>(SymbolicPolicy::span_min_rows_per_sm) * limits_.sm_count;
 }
 
 MaskCap Choices::mask_cap(long long rows, long long b_cols, const int* rows_beyond) const {
-  const long long many = static_cast<long long>(kSymbolicMaskCapRowsPerSM) * limits_.sm_count;
+  const long long many =
+      static_cast<long long>(SymbolicPolicy::mask_cap_rows_per_sm) * limits_.sm_count;
   if (rows < many) return {};
   const long long words = (b_cols + 31) / 32;
   for (const HashBinLaunch& b : symbolic_.hash)
@@ -235,7 +238,7 @@ BinThresholds Choices::symbolic_thresholds(int rows) const {
   BinThresholds t = symbolic_.thresholds;
   const bool thread_rows =
       forced_.thread_rows == Force::automatic
-          ? rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits_.sm_count
+          ? rows >= static_cast<long long>(BinPolicy::thread_rows_min_per_sm) * limits_.sm_count
           : forced_.thread_rows == Force::always;
   if (!thread_rows) t.sort_bins = 0;
   return t;
@@ -245,27 +248,28 @@ BinThresholds Choices::numeric_thresholds(int rows, long long products) const {
   BinThresholds t = numeric_.thresholds;
   const long long sms = limits_.sm_count;
   const long long warps = sms * (limits_.max_threads_per_sm / 32);
-  if (rows > kBlockRowsPerSM * sms)
+  if (rows > NumericPolicy::block_rows_per_sm * sms)
     t.block_bin = -1;
-  else if (rows <= kFewProductsRowsPerWarp * warps && products >= 0 &&
-           products <= kFewProductsPerSM * sms)
-    t.block_terms = kFewProductsBlockTerms;
+  else if (rows <= NumericPolicy::few_products_rows_per_warp * warps && products >= 0 &&
+           products <= NumericPolicy::few_products_per_sm * sms)
+    t.block_terms = NumericPolicy::few_products_block_terms;
   return t;
 }
 
 bool Choices::few_launches(int rows) const {
-  return forced_.few_launches != Force::never && rows <= kFewLaunchesRows;
+  return forced_.few_launches != Force::never && rows <= SmallPolicy::few_launches_rows;
 }
 
 bool Choices::numeric_thread_rows(int rows, double products, long long nnz) const {
   if (forced_.thread_rows != Force::automatic) return forced_.thread_rows == Force::always;
-  return rows >= static_cast<long long>(kThreadRowsMinPerSM) * limits_.sm_count &&
-         products >= kThreadRowMinCompression * static_cast<double>(nnz);
+  return rows >= static_cast<long long>(BinPolicy::thread_rows_min_per_sm) * limits_.sm_count &&
+         products >= NumericPolicy::thread_row_min_compression * static_cast<double>(nnz);
 }
 
 int split_row_parts(long long rows_in_bin, int sm_count) {
   if (rows_in_bin <= 0 || 2 * rows_in_bin > sm_count) return 0;
-  return static_cast<int>(std::min<long long>(kSplitRowsMaxParts, sm_count / rows_in_bin));
+  return static_cast<int>(
+      std::min<long long>(NumericPolicy::split_rows_max_parts, sm_count / rows_in_bin));
 }
 
 int Choices::split_parts(bool addend, long long b_cols, int rows, double scratch_bytes,
@@ -279,7 +283,7 @@ int Choices::split_parts(bool addend, long long b_cols, int rows, double scratch
     return rows > 0 && rows <= limits_.sm_count
                ? std::max(2, split_row_parts(rows, limits_.sm_count))
                : 0;
-  return scratch_bytes <= kSplitRowsMaxShareOfC * c_bytes
+  return scratch_bytes <= NumericPolicy::split_rows_max_share_of_c * c_bytes
              ? split_row_parts(rows, limits_.sm_count)
              : 0;
 }
@@ -305,7 +309,7 @@ SymbolicKernel Choices::symbolic_kernel(const SymbolicLaunch& q) const {
       // of 64 terms, sym); a bitmask over the row's range where B's columns
       // do not fit the table's bits but the range may
       const HashBinSpec& first = symbolic_.hash[q.first_bin].spec;
-      const bool matched = q.terms && first.max_size <= kSymbolicMatchTerms &&
+      const bool matched = q.terms && first.max_size <= SymbolicPolicy::matched_max_terms &&
                            forced_.matched != Force::never;
       const bool ranged = q.ranges && (q.b_cols + 31) / 32 > first.table_size;
       if (ranged)
@@ -313,8 +317,8 @@ SymbolicKernel Choices::symbolic_kernel(const SymbolicLaunch& q) const {
       return matched ? SymbolicKernel::warp_hash_matched : SymbolicKernel::warp_hash;
     }
     // blocks number their rows' products where B's rows are short
-    // (kSymbolicNumberedMaxLanes) and the scratch fits; the last bin's put
-    // long rows of B aside (kDeferredBRows)
+    // (SymbolicPolicy::numbered_max_lanes) and the scratch fits; the last bin's put
+    // long rows of B aside (SymbolicPolicy::deferred_b_rows)
     const bool numbered_fits = numbered_symbolic_smem(q.bin) <= limits_.max_smem_per_block;
     switch (forced_.symbolic_block) {
       case SymbolicKernel::block_numbered:
@@ -326,7 +330,7 @@ SymbolicKernel Choices::symbolic_kernel(const SymbolicLaunch& q) const {
       default:
         break;
     }
-    if (q.lanes <= kSymbolicNumberedMaxLanes && numbered_fits)
+    if (q.lanes <= SymbolicPolicy::numbered_max_lanes && numbered_fits)
       return SymbolicKernel::block_numbered;
     return q.bin == symbolic_.dense_bin() - 1 ? SymbolicKernel::block_deferred
                                               : SymbolicKernel::block_hash;
@@ -348,7 +352,7 @@ NumericKernel Choices::numeric_kernel(const NumericLaunch& q,
     const HashBinSpec& spec = numeric_.hash[q.bin].spec;
     if (q.split && q.bin + 1 == numeric_.dense_bin()) return NumericKernel::split_row;
     if (spec.group == Group::warp) return NumericKernel::warp_hash;
-    if (spec.block_threads > kLeanBlockThreads || forced_.lean == Force::never)
+    if (spec.block_threads > NumericPolicy::lean_block_threads || forced_.lean == Force::never)
       return NumericKernel::block_hash;
     if (forced_.lean == Force::always) return NumericKernel::block_hash_lean;
     const int lean = resident(NumericKernel::block_hash_lean);

@@ -2,9 +2,10 @@
 // THE place where the GPU engine chooses how a product is computed. Every
 // decision of which kernel computes which rows of C is made here, from the
 // phase, the rows' statistics, the device's limits and the handle's options;
-// the values it reads, each with the measurement that chose it, are the
-// tuning data of configs/bins.hpp. The engine (cuda_engine.cu) asks, the
-// launchers (kernels/symbolic.cu, kernels/numeric.cuh) launch what it says.
+// the values it reads are the tuning data of configs/bins.hpp, the policy
+// structs (each value's measurement: docs/tuning.md). The engine
+// (cuda_engine.cu) asks, the launchers (kernels/symbolic.cu,
+// kernels/numeric.cuh) launch what it says.
 //
 // A row's way to its kernel:
 //  1. The product's path. A small product (Choices::small_bin,
@@ -45,9 +46,9 @@ struct BinThresholds {
   int sort_bins = 0;              // bins hash_bins + 1 + s: at most sort_terms[s] terms
   int sort_terms[kSortBinCount]{};
   int block_bin = -1;        // rows of a warp bin (below it) with at least
-  int block_terms = INT_MAX;  // block_terms terms go there (kBlockRowTerms)
+  int block_terms = INT_MAX;  // block_terms terms go there (NumericPolicy::block_row_terms)
   int heavy_terms = INT_MAX;  // rows of a hash bin with at least this many terms go to the
-                              // last hash bin (kHeavyRowTerms)
+                              // last hash bin (NumericPolicy::heavy_row_terms)
 
   __host__ __device__ int bins() const { return hash_bins + 1 + sort_bins; }
 
@@ -102,7 +103,7 @@ struct BinThresholds {
 // than `beyond` (more than any table holds) get the cap bin's small blocks
 // only where at least `many` of them (*rows_beyond, from the analysis) keep
 // the device busy; otherwise `beyond`, the largest table and blocks
-// (configs/bins.hpp's kSymbolicMaskCapRowsPerSM).
+// (configs/bins.hpp's SymbolicPolicy::mask_cap_rows_per_sm).
 struct MaskCap {
   int cap = INT_MAX;
   int beyond = INT_MAX;
@@ -129,9 +130,9 @@ struct BinLayout {
   int dense_bin() const { return static_cast<int>(hash.size()); }
   int bins() const { return thresholds.bins(); }
   // Whether sort bin `bin` (> dense_bin()) takes a thread per row
-  // (kThreadRowTerms) rather than a warp's registers.
+  // (BinPolicy::thread_row_terms) rather than a warp's registers.
   bool thread_bin(int bin) const {
-    return thresholds.sort_terms[bin - dense_bin() - 1] <= kThreadRowTerms;
+    return thresholds.sort_terms[bin - dense_bin() - 1] <= BinPolicy::thread_row_terms;
   }
   // K, the terms per lane, of sort bin `bin` (> dense_bin()).
   int sort_registers(int bin) const { return thresholds.sort_terms[bin - dense_bin() - 1] / 32; }
@@ -164,7 +165,7 @@ enum class NumericKernel : int {
   sort_row_2,       // ... 2 terms a lane
   warp_hash,        // a warp's hash table a row
   block_hash,       // a block's hash table a row (bound for 1024 threads)
-  block_hash_lean,  // ... the instance for blocks of at most kLeanBlockThreads
+  block_hash_lean,  // ... the instance for blocks of at most NumericPolicy::lean_block_threads
   split_row,        // the last hash bin's rows, each split among blocks
   dense_window,     // rows beyond every table: dense windows or ranked rows
   count
@@ -243,11 +244,11 @@ class Choices {
   // ---- the product's path ----
   // The hash bin that takes all `rows` rows of a small product whose
   // longest row has `size` terms (or nnz) in `phase`, -1 if none may
-  // (configs/bins.hpp's kSmallMaxTableSlots): the first that holds the row,
+  // (configs/bins.hpp's SmallPolicy::max_table_slots): the first that holds the row,
   // from the block bins on for few rows.
   int small_bin(Phase phase, int rows, int size) const;
   // A small product's symbolic bin for C of `rows` rows, `total` products
-  // and a longest row of `most` terms, if it is one (kSmallMaxProducts, and
+  // and a longest row of `most` terms, if it is one (SmallPolicy::max_products, and
   // both phases have a bin for its rows); -1 otherwise.
   int small_symbolic_bin(int rows, long long total, int most) const;
   // A small product's numeric bin: the sort bin of its row of `most_terms`
@@ -263,32 +264,32 @@ class Choices {
 
   // ---- the binning ----
   // Whether the analysis measures the rows' column ranges (C of `rows`
-  // rows, B's order examined; kSpanMinRowsPerSM).
+  // rows, B's order examined; SymbolicPolicy::span_min_rows_per_sm).
   bool measure_ranges(long long rows, bool b_examined) const;
   // The symbolic binning's cap for C of `rows` rows and B of `b_cols`
-  // columns (kSymbolicMaskCapRowsPerSM); none for C of few rows.
+  // columns (SymbolicPolicy::mask_cap_rows_per_sm); none for C of few rows.
   MaskCap mask_cap(long long rows, long long b_cols, const int* rows_beyond) const;
   // The thresholds of the symbolic binning of a C with `rows` rows: without
-  // the thread bin where C has too few rows for it (kThreadRowsMinPerSM).
+  // the thread bin where C has too few rows for it (BinPolicy::thread_rows_min_per_sm).
   BinThresholds symbolic_thresholds(int rows) const;
   // The thresholds of the numeric binning of a C with `rows` rows and
   // `products` products (-1: not known on the host): without the move to a
-  // block bin for C of many rows (kBlockRowsPerSM), with it from fewer terms
-  // for C of few rows and products (kFewProductsRowsPerWarp,
-  // kFewProductsPerSM).
+  // block bin for C of many rows (NumericPolicy::block_rows_per_sm), with it from fewer terms
+  // for C of few rows and products (NumericPolicy::few_products_rows_per_warp,
+  // NumericPolicy::few_products_per_sm).
   BinThresholds numeric_thresholds(int rows, long long products) const;
-  // Whether C of `rows` rows makes few launches (kFewLaunchesRows): the
+  // Whether C of `rows` rows makes few launches (SmallPolicy::few_launches_rows): the
   // warp bins' symbolic kernels in one, C's offsets and the numeric binning
   // from one block.
   bool few_launches(int rows) const;
   // Whether the numeric thread bin's rows take a thread each (else a warp's
-  // registers): C of many rows (kThreadRowsMinPerSM) whose `products` are
-  // at least kThreadRowMinCompression times its nnz.
+  // registers): C of many rows (BinPolicy::thread_rows_min_per_sm) whose `products` are
+  // at least NumericPolicy::thread_row_min_compression times its nnz.
   bool numeric_thread_rows(int rows, double products, long long nnz) const;
   // The parts each of the last hash bin's `rows` rows is split into in the
-  // numeric phase (kSplitRowsMaxParts...), or 0: not split. Only without
+  // numeric phase (NumericPolicy::split_rows_max_parts...), or 0: not split. Only without
   // D, for B whose `b_cols` columns fit the bin's table, and a scratch of
-  // `scratch_bytes` at most kSplitRowsMaxShareOfC of C's `c_bytes`.
+  // `scratch_bytes` at most NumericPolicy::split_rows_max_share_of_c of C's `c_bytes`.
   int split_parts(bool addend, long long b_cols, int rows, double scratch_bytes,
                   double c_bytes) const;
 
@@ -313,11 +314,12 @@ class Choices {
 };
 
 // The parts of the last hash bin's rows (rows_in_bin of them) on a device of
-// sm_count SMs, or 0: not split (kSplitRowsMaxParts, kSplitRowsPartTerms).
+// sm_count SMs, or 0: not split (NumericPolicy::split_rows_max_parts,
+// NumericPolicy::split_rows_part_terms).
 int split_row_parts(long long rows_in_bin, int sm_count);
 
 // Whether a numeric bin of `rows` rows in blocks of at most
-// kLeanBlockThreads threads (a row a block) takes the lean instance, which
+// NumericPolicy::lean_block_threads threads (a row a block) takes the lean instance, which
 // the device holds lean_blocks of at once against `blocks` of the other:
 // only where more of it are resident and the bin has rows for all of them.
 constexpr bool lean_block_pays(long long rows, int lean_blocks, int blocks) {

@@ -87,7 +87,7 @@ struct Schedule {
   // such rows (BinThresholds::may_hold) are not launched (INT_MAX: any row)
   int most_terms = INT_MAX;
   // binned: the warp bins in one launch (the symbolic phase of C of few
-  // rows, configs/bins.hpp's kFewLaunchesRows)
+  // rows, configs/bins.hpp's SmallPolicy::few_launches_rows)
   bool one_warp_launch = false;
   // binned: the thresholds the rows were binned with where they are not
   // the layout's (Choices::symbolic_thresholds: no thread bin for C of few rows)

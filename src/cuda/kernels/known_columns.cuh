@@ -45,10 +45,10 @@ __device__ __forceinline__ long long c_column(const NumericArgs<Value, Offset, C
 }
 
 // Columns of C a group's threads load at once (configs/bins.hpp's
-// kKnownColumnsBatch for blocks; warps one at a time).
+// NumericPolicy::known_columns_batch for blocks; warps one at a time).
 template <Group G>
 __device__ constexpr int known_columns_batch() {
-  return G == Group::block ? kKnownColumnsBatch : 1;
+  return G == Group::block ? NumericPolicy::known_columns_batch : 1;
 }
 
 // f(j, col, next) for each of the row's columns in C (len entries from
@@ -151,7 +151,7 @@ __device__ bool rank_known_columns(const NumericArgs<Value, Offset, Col>& args, 
   __syncthreads();
   const long long after = static_cast<long long>(ranked.lo) + ranked.span;
   bool bad = false;
-  for_each_known_column<kKnownColumnsBatch, true>(
+  for_each_known_column<NumericPolicy::known_columns_batch, true>(
       args, out, len, rank, threads, after, [&](int j, long long col, long long next) {
         if (col < ranked.lo || col >= next) {  // (the last is below `after`)
           bad = true;

@@ -69,13 +69,13 @@ __device__ __forceinline__ void for_lane_terms(const Pattern<Offset, Col>& A,
 
 // One thread's walk over the terms of `row` in their order (the same
 // numbering), for the rows of a thread each (configs/bins.hpp's
-// kThreadRowTerms): term(col, a_value(a), b_value(b)) for every product
+// BinPolicy::thread_row_terms): term(col, a_value(a), b_value(b)) for every product
 // a_ik * b_kj (a, b: their positions) and addend(col, d) for D's entries;
 // either returns false to stop the walk, and then so does this. Each load
 // is issued a step before its use: the next entry's row of B and value,
 // and the row index of the entry after it, while the current entry's terms
 // are added; a row of B's columns and values configs/bins.hpp's
-// kRowOfBBatch at a time, all of a batch's loads before its first add. The
+// BinPolicy::row_of_b_batch at a time, all of a batch's loads before its first add. The
 // order of the terms is unchanged. A thread's row is a chain of dependent
 // loads (A's column, B's offsets, B's columns), which nothing else in
 // flight on the thread hides.
@@ -104,11 +104,11 @@ __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
         next_a_ik = a_value(a + 1);
         if (a + 2 < a_end) k_after = A.col(a + 2);
       }
-      for (; b < b_end; b += kRowOfBBatch) {
-        int c[kRowOfBBatch];
-        decltype(b_value(b)) b_kj[kRowOfBBatch];
+      for (; b < b_end; b += BinPolicy::row_of_b_batch) {
+        int c[BinPolicy::row_of_b_batch];
+        decltype(b_value(b)) b_kj[BinPolicy::row_of_b_batch];
 #pragma unroll
-        for (int u = 0; u < kRowOfBBatch; ++u) {
+        for (int u = 0; u < BinPolicy::row_of_b_batch; ++u) {
           c[u] = 0;
           b_kj[u] = {};
           if (b + u < b_end) {
@@ -117,7 +117,7 @@ __device__ __forceinline__ bool for_row_terms(const Pattern<Offset, Col>& A,
           }
         }
 #pragma unroll
-        for (int u = 0; u < kRowOfBBatch; ++u)
+        for (int u = 0; u < BinPolicy::row_of_b_batch; ++u)
           if (b + u < b_end && !term(c[u], a_ik, b_kj[u])) return false;
       }
       if (!more) break;

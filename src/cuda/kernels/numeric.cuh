@@ -52,8 +52,9 @@ void launch_bins(const Choices& choices, const NumericArgs<Value, Offset, Col>& 
   for_each_scheduled_bin(layout, rows, s, streams, [&](int bin, RowSet set, int rows_in_set,
                                                        cudaStream_t stream) {
     auto block = hash_numeric_kernel<Group::block, Addend, Value, Offset, Col>;
-    auto lean = hash_numeric_kernel<Group::block, Addend, Value, Offset, Col, kLeanBlockThreads,
-                                    kLeanBlockMinBlocks>;
+    auto lean = hash_numeric_kernel<Group::block, Addend, Value, Offset, Col,
+                                    NumericPolicy::lean_block_threads,
+                                    NumericPolicy::lean_block_min_blocks>;
     const HashBinLaunch* b = bin < layout.dense_bin() ? &layout.hash[bin] : nullptr;
     const size_t tables = b ? b->smem_bytes : 0;
     const auto resident = [&](NumericKernel k) {
@@ -71,17 +72,18 @@ void launch_bins(const Choices& choices, const NumericArgs<Value, Offset, Col>& 
         // window * sizeof(Value) bytes of values + window / 8 bytes of bitmask
         const int window = static_cast<int>(smem_limit * 8 / (8 * sizeof(Value) + 1)) / 32 * 32;
         const size_t smem = sizeof(Value) * window + window / 8;
-        const int grid =
-            grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits));
-        launch(kernel, grid, kDenseBlockThreads, smem, stream, args, set, window, lanes, reuse);
+        const int grid = grid_for(
+            rows_in_set, 1, resident_blocks(kernel, BinPolicy::dense_block_threads, smem, limits));
+        launch(kernel, grid, BinPolicy::dense_block_threads, smem, stream, args, set, window, lanes,
+               reuse);
         return;
       }
       case NumericKernel::thread_row: {
         auto kernel = thread_numeric_kernel<Addend, Value, Offset, Col>;
-        const int grid = grid_for(
-            rows_in_set, kThreadRowBlockThreads,
-            resident_blocks(kernel, kThreadRowBlockThreads, 0, limits, kThreadNumericCarveout));
-        launch(kernel, grid, kThreadRowBlockThreads, 0, stream, args, set);
+        const int grid = grid_for(rows_in_set, BinPolicy::thread_row_block_threads,
+                                  resident_blocks(kernel, BinPolicy::thread_row_block_threads, 0,
+                                                  limits, NumericPolicy::thread_row_carveout));
+        launch(kernel, grid, BinPolicy::thread_row_block_threads, 0, stream, args, set);
         return;
       }
       case NumericKernel::sort_row_1:

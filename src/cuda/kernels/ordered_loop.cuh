@@ -10,11 +10,10 @@
 // has a term in every step, whatever the lengths of B's rows (striding over
 // each row of B instead would leave most lanes idle on short rows: 13x
 // slower on `spgemm-bench --gen rmat:16:16`). The numbered terms go in
-// batches of threads * kOrderedStash (a warp alone: kOrderedWarpStash):
-// each thread finds the slots of its terms
-// and each warp combines its terms per slot, all in parallel; then the
-// warps of a block add their sums one warp after the other, a block
-// barrier between turns. (Turns handed over through a shared-memory flag,
+// batches of threads * NumericPolicy::ordered_stash (a warp alone:
+// NumericPolicy::ordered_warp_stash): each thread finds the slots of its terms and each warp
+// combines its terms per slot, all in parallel; then the warps of a block add their sums one warp
+// after the other, a block barrier between turns. (Turns handed over through a shared-memory flag,
 // warps spinning on it, are slower: `spgemm-bench --gen rmat:16:16 --gen
 // longrows:20000`, num; and racecheck cannot follow them.) The order of
 // the adds, and so every bit of C, depends only on the structure of the
@@ -28,8 +27,8 @@
 // threads add to one slot at once and nothing needs combining (no search, no
 // __match_any_sync, no turns); only for B whose rows the analysis found
 // strictly increasing (repeated columns are valid input), and for rows of C
-// where those steps keep at least kWholeRowsMinUse of the threads busy
-// (kRankedWholeRowsMinUse for the dense kernel's ranked rows;
+// where those steps keep at least NumericPolicy::whole_rows_min_use of the threads busy
+// (NumericPolicy::ranked_whole_rows_min_use for the dense kernel's ranked rows;
 // configs/bins.hpp). Which order a row gets depends on the structure alone,
 // so the result is as reproducible as with one order.
 #pragma once
@@ -51,7 +50,7 @@ namespace spgemm::cuda {
 // its steps one after the other whatever their number: for a warp alone
 // the stash sets the loads in flight, not the order; configs/bins.hpp).
 // Group-collective.
-template <int Stash = kOrderedStash, class Value, class Term>
+template <int Stash = NumericPolicy::ordered_stash, class Value, class Term>
 __device__ void add_terms_in_order(long long count, int rank, int threads, Term&& term,
                                    Value* values) {
   const int warps = threads / 32;
@@ -136,10 +135,10 @@ __device__ __forceinline__ void add_b_row_whole(const NumericArgs<Value, Offset,
 // locate(col, slot&) -> whether the column has a slot. Group-collective.
 // WholeLong (compiled for blocks) and whole_long (B's rows strictly
 // increase, see the top): an entry whose row of B keeps at least
-// kWholeRowsMinUse of the threads busy is not numbered; its row of B is
+// NumericPolicy::whole_rows_min_use of the threads busy is not numbered; its row of B is
 // taken whole after its chunk's numbered terms (as in add_row_by_b_rows): a
 // barrier per row and `threads` terms a step, instead of a turn of every
-// warp per threads * kOrderedStash terms. Which entries go whole follows
+// warp per threads * NumericPolicy::ordered_stash terms. Which entries go whole follows
 // from the structure, so the order of the adds stays fixed (`spgemm-bench
 // --gen longrows:20000 --gen rmat:16:16 orani678.mtx.gz`, num).
 // add_row_in_order takes the whole row; add_entries_in_order the products
@@ -170,7 +169,8 @@ __device__ void add_entries_in_order(const NumericArgs<Value, Offset, Col>& args
       }
       length = static_cast<long long>(b_end - b_begin);
     }
-    const bool whole = WholeLong && whole_long && length >= kWholeRowsMinUse * threads;
+    const bool whole =
+        WholeLong && whole_long && length >= NumericPolicy::whole_rows_min_use * threads;
     long long counted = 0;
     const long long before = group_exclusive_sum(whole ? kWholeTag : length, rank, threads,
                                                  scratch.partial, counted);
@@ -182,7 +182,8 @@ __device__ void add_entries_in_order(const NumericArgs<Value, Offset, Col>& args
     const int last = min(threads, entries - chunk) - 1;
     const Offset a_chunk = a_begin + chunk;
     // (WholeLong is compiled for blocks: accumulate_row's InBlock)
-    add_terms_in_order<WholeLong ? kOrderedStash : kOrderedWarpStash>(
+    add_terms_in_order<WholeLong ? NumericPolicy::ordered_stash
+                                 : NumericPolicy::ordered_warp_stash>(
         products, rank, threads,
         [&](long long p, int& slot, Value& value) {
           const int lo = last_start_at_or_before(scratch.start, last, p);
@@ -334,7 +335,7 @@ __device__ __forceinline__ void add_one_step_entries(const NumericArgs<Value, Of
 // The same for a block, whose barrier between entries also waits for the
 // loads of all its warps: the entries are taken `threads` at a time (a
 // chunk), their rows of B's starts and lengths put in the scratch with one
-// load per thread; then each thread gathers kOrderedStash steps (an entry's
+// load per thread; then each thread gathers NumericPolicy::ordered_stash steps (an entry's
 // row of B, `threads` terms at a time) with all their loads in flight before
 // it adds them, a barrier after each entry's last step: faster than
 // add_row_by_b_rows for blocks (`spgemm-bench bcsstk33.mtx.gz
@@ -348,7 +349,7 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
                                           int rank, int threads,
                                           const ChunkScratch<Offset>& scratch, Locate&& locate,
                                           Value* values) {
-  constexpr int kSteps = kOrderedStash;
+  constexpr int kSteps = NumericPolicy::ordered_stash;
   const auto& A = args.A;
   const auto& B = args.B;
   const Offset a_begin = A.begin(row);
@@ -428,7 +429,7 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // (the group's slice of its block's ChunkScratch; window: see ColumnWindow;
 // whole rows of B where they keep whole_rows_min_use of the threads busy).
 // Blocks (InBlock: the group is the whole block) take the rows of B that
-// keep at least kWholeRowsMinUse of their threads busy whole
+// keep at least NumericPolicy::whole_rows_min_use of their threads busy whole
 // (add_row_in_order's WholeLong). OneStep: blocks taking rows of B whole
 // give chunks whose rows all fit one step add_one_step_entries
 // (`spgemm-bench bcsstk33.mtx.gz`, blocks of 128 threads and rows of B of
@@ -437,12 +438,10 @@ __device__ void add_row_by_b_rows_stashed(const NumericArgs<Value, Offset, Col>&
 // landmark.mtx.gz`, num2). Group-collective.
 template <bool Addend, bool InBlock, bool OneStep, class Value, class Offset, class Col,
           class Locate>
-__device__ __forceinline__ void accumulate_row(const NumericArgs<Value, Offset, Col>& args,
-                                               int row, int rank, int threads,
-                                               const ChunkScratch<Offset>& scratch,
-                                               Locate&& locate, Value* values,
-                                               ColumnWindow window = {},
-                                               double whole_rows_min_use = kWholeRowsMinUse) {
+__device__ __forceinline__ void accumulate_row(
+    const NumericArgs<Value, Offset, Col>& args, int row, int rank, int threads,
+    const ChunkScratch<Offset>& scratch, Locate&& locate, Value* values, ColumnWindow window = {},
+    double whole_rows_min_use = NumericPolicy::whole_rows_min_use) {
   auto slot_of = [&](int col, int& slot) { return (slot = locate(col)) >= 0; };
   const bool b_sorted = args.b_rows_sorted();
   if (!b_sorted ||

@@ -35,7 +35,7 @@ __device__ __forceinline__ int group_in_block() {
 }
 
 // The rows of B a block puts aside (for_each_product's Defer, at most
-// kDeferredBRows): A's positions of the entries that name them, and once
+// SymbolicPolicy::deferred_b_rows): A's positions of the entries that name them, and once
 // numbered, where they begin and the number of each one's first term.
 template <class Offset>
 struct DeferredBRows {
@@ -46,10 +46,11 @@ struct DeferredBRows {
 };
 template <class Offset>
 __device__ __forceinline__ DeferredBRows<Offset> deferred_b_rows() {
-  static_assert(kDeferredBRows == 32, "numbered by one warp, a row a lane");
-  __shared__ Offset entries[kDeferredBRows];
-  __shared__ Offset b_begins[kDeferredBRows];
-  __shared__ long long starts[kDeferredBRows + 1];  // [kDeferredBRows]: all their terms
+  static_assert(SymbolicPolicy::deferred_b_rows == 32, "numbered by one warp, a row a lane");
+  __shared__ Offset entries[SymbolicPolicy::deferred_b_rows];
+  __shared__ Offset b_begins[SymbolicPolicy::deferred_b_rows];
+  // [deferred_b_rows]: all their terms
+  __shared__ long long starts[SymbolicPolicy::deferred_b_rows + 1];
   __shared__ int count;
   return {entries, b_begins, starts, &count};
 }
@@ -91,10 +92,10 @@ __device__ void for_each_deferred_product(const Pattern<Offset, Col>& A,
     }
     long long all = 0;
     d.starts[rank] = group_exclusive_sum(length, rank, 32, nullptr, all);
-    if (rank == 0) d.starts[kDeferredBRows] = all;
+    if (rank == 0) d.starts[SymbolicPolicy::deferred_b_rows] = all;
   }
   __syncthreads();
-  const long long terms = d.starts[kDeferredBRows];
+  const long long terms = d.starts[SymbolicPolicy::deferred_b_rows];
   for (long long p = rank; p < terms; p += threads) {
     const int i = last_start_at_or_before(d.starts, waiting - 1, p);
     const Offset b = d.b_begins[i] + static_cast<Offset>(p - d.starts[i]);
@@ -143,7 +144,7 @@ __device__ __forceinline__ ChunkScratch<Offset> chunk_scratch_at(unsigned char* 
 // A row times a 3M-entry B row would take 49 s without). Warps keep their
 // lanes: widening them costs 35% (`spgemm-bench G3_circuit.mtx.gz`, sym).
 // Defer (the group is the whole block; kernels of rows of many terms): where
-// sub-groups are at most a warp and A's row names at most kDeferredBRows
+// sub-groups are at most a warp and A's row names at most SymbolicPolicy::deferred_b_rows
 // rows of B of at least `threads` entries, a first pass puts those aside and
 // the whole block numbers and takes their terms after the sub-groups are
 // done (with more, each sub-group has its share of them).
@@ -166,11 +167,11 @@ __device__ __forceinline__ void for_each_product(const Pattern<Offset, Col>& A,
         const int k = A.col(a);
         if (B.end(k) - B.begin(k) < threads) continue;
         const int at = atomicAdd(deferred.count, 1);
-        if (at < kDeferredBRows) deferred.entries[at] = a;
+        if (at < SymbolicPolicy::deferred_b_rows) deferred.entries[at] = a;
       }
       __syncthreads();
       waiting = *deferred.count;
-      if (waiting > kDeferredBRows) waiting = 0;  // (then none are)
+      if (waiting > SymbolicPolicy::deferred_b_rows) waiting = 0;  // (then none are)
     }
   }
   const int lane = rank % lanes;
@@ -207,7 +208,7 @@ __device__ __forceinline__ void for_each_addend(const Pattern<Offset, Col>& D, i
 // ordered_loop.cuh's ordered adds do). Every thread then has terms however
 // the lengths of those rows of B differ, where sub-groups of a few lanes
 // (B's rows short on average) would each step through their entries' rows
-// of B alone (configs/bins.hpp's kSymbolicNumberedMaxLanes).
+// of B alone (configs/bins.hpp's SymbolicPolicy::numbered_max_lanes).
 // Block-collective.
 template <bool Addend, class Offset, class Col, class Column>
 __device__ void for_each_numbered_column(const Pattern<Offset, Col>& A,

@@ -87,7 +87,7 @@ __device__ long long checked_row_terms(const Pattern<Offset, Col>& A,
 // the table's bits (at most one word per slot, configs/bins.hpp) a bitmask
 // over all of them in its place: a bit per column, no hashing, no probing,
 // counted at the end.
-// Match (warp groups only): rows of at most kSymbolicMatchTerms terms are
+// Match (warp groups only): rows of at most SymbolicPolicy::matched_max_terms terms are
 // counted without a table (distinct_in_warp). Ranged (warp groups only):
 // where B's columns do not fit a row's table, a row whose columns' range
 // does (SymbolicRanges) gets a bitmask over that range. Finish (a small
@@ -217,7 +217,7 @@ __device__ __forceinline__ void count_rows(const Pattern<Offset, Col>& A,
     }
     if constexpr (Match) {
       static_assert(G == Group::warp, "a row of few terms is a warp's");
-      if (row_terms <= kSymbolicMatchTerms) {  // (warp-uniform)
+      if (row_terms <= SymbolicPolicy::matched_max_terms) {  // (warp-uniform)
         const int count = distinct_in_warp<Addend>(A, B, D, row);
         if (rank == 0) put(row, count);
         continue;
@@ -307,7 +307,7 @@ __global__ void hash_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col
 // they may take 48 registers and one block per SM: `spgemm-bench --gen
 // longrows:10000:800:1000:4`, sym), and any block
 // bin's where B's rows are short (Numbered, configs/bins.hpp's
-// kSymbolicNumberedMaxLanes: its rows' products numbered, the scratch
+// SymbolicPolicy::numbered_max_lanes: its rows' products numbered, the scratch
 // behind the table; 56 registers unbounded).
 template <bool Addend, bool Numbered, class Offset, class Col>
 __global__ void __launch_bounds__(max_block_threads(Group::block), 2)
@@ -336,11 +336,11 @@ __global__ void __launch_bounds__(max_block_threads(G))
 // One block per long row (taken from a work counter: binning.cuh's RowQueue): a bitmask over
 // windows of the row's column range.
 template <bool Addend, class Offset, class Col>
-__global__ void __launch_bounds__(kDenseBlockThreads)
+__global__ void __launch_bounds__(BinPolicy::dense_block_threads)
     dense_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
                           RowSet row_set, int window_words, int lanes,
                           Offset* __restrict__ row_nnz) {
-  using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
+  using BlockReduce = cub::BlockReduce<int, BinPolicy::dense_block_threads>;
   __shared__ typename BlockReduce::TempStorage temp;
   extern __shared__ __align__(16) unsigned char smem[];
   const WindowBitmask mask{reinterpret_cast<uint32_t*>(smem)};
@@ -376,20 +376,20 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   }
 }
 
-// A thread per row of at most kThreadRowTerms terms (the thread bin,
+// A thread per row of at most BinPolicy::thread_row_terms terms (the thread bin,
 // configs/bins.hpp): the row's columns kept in order in the thread's slots
 // (accumulators/thread_row.cuh), and counted.
 template <bool Addend, class Offset, class Col>
-__global__ void __launch_bounds__(kThreadRowBlockThreads)
-    thread_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B,
-                           Pattern<Offset, Col> D, RowSet row_set, Offset* __restrict__ row_nnz) {
-  constexpr int kThreads = kThreadRowBlockThreads;
-  __shared__ int col_slots[kThreadRowTerms * kThreads];
+__global__ void __launch_bounds__(BinPolicy::thread_row_block_threads)
+    thread_symbolic_kernel(Pattern<Offset, Col> A, Pattern<Offset, Col> B, Pattern<Offset, Col> D,
+                           RowSet row_set, Offset* __restrict__ row_nnz) {
+  constexpr int kThreads = BinPolicy::thread_row_block_threads;
+  __shared__ int col_slots[BinPolicy::thread_row_terms * kThreads];
   const RowSet::View rows = row_set.view();
   for (int i = static_cast<int>(blockIdx.x * kThreads + threadIdx.x); i < rows.size;
        i += static_cast<int>(gridDim.x) * kThreads) {
     const int row = rows[i];
-    ThreadRow<kThreadRowTerms, kThreads, Columns> acc{col_slots + threadIdx.x, nullptr};
+    ThreadRow<BinPolicy::thread_row_terms, kThreads, Columns> acc{col_slots + threadIdx.x, nullptr};
     // (a row of more columns than slots: the structure changed behind the
     // plan; its count stops at the slots, and the numeric phase writes no
     // more than that)
@@ -433,18 +433,19 @@ class SymbolicLaunches {
     switch (choices_.symbolic_kernel(q)) {
       case SymbolicKernel::thread_row: {
         auto kernel = thread_symbolic_kernel<Addend, Offset, Col>;
-        const int grid = grid_for(rows_in_set, kThreadRowBlockThreads,
-                                  resident_blocks(kernel, kThreadRowBlockThreads, 0, limits_,
-                                                  kThreadSymbolicCarveout));
-        launch(kernel, grid, kThreadRowBlockThreads, 0, stream, A_, B_, D_, set, row_nnz_);
+        const int grid = grid_for(rows_in_set, BinPolicy::thread_row_block_threads,
+                                  resident_blocks(kernel, BinPolicy::thread_row_block_threads, 0,
+                                                  limits_, SymbolicPolicy::thread_row_carveout));
+        launch(kernel, grid, BinPolicy::thread_row_block_threads, 0, stream, A_, B_, D_, set,
+               row_nnz_);
         return;
       }
       case SymbolicKernel::dense_window: {
         auto kernel = dense_symbolic_kernel<Addend, Offset, Col>;
         const size_t smem = dynamic_smem_limit(kernel, limits_) / 128 * 128;
-        const int grid =
-            grid_for(rows_in_set, 1, resident_blocks(kernel, kDenseBlockThreads, smem, limits_));
-        launch(kernel, grid, kDenseBlockThreads, smem, stream, A_, B_, D_, set,
+        const int grid = grid_for(
+            rows_in_set, 1, resident_blocks(kernel, BinPolicy::dense_block_threads, smem, limits_));
+        launch(kernel, grid, BinPolicy::dense_block_threads, smem, stream, A_, B_, D_, set,
                static_cast<int>(smem / 4), lanes_, row_nnz_);
         return;
       }

@@ -10,7 +10,7 @@
 // mask the space holds is taken in windows of that many words, one after
 // another, each placing its entries after those of the windows before: a
 // pass over the n keys and five barriers a window, up to the caller's
-// `max_windows` (configs/bins.hpp's kMaskSortMaxWindows).
+// `max_windows` (configs/bins.hpp's NumericPolicy::mask_sort_max_windows).
 //
 // The mask and the words' positions (16-bit: a row of a table has fewer
 // than 2^16 entries) go in a MaskSpace: either the table past the n

@@ -6,7 +6,7 @@
 // written straight to its place in C: no exchange passes and no barriers,
 // and the reads of the key array are broadcasts (all threads read the same
 // keys). Cost n^2 compares per row; it beats the bitonic network
-// of bitonic.cuh up to kRankSortMaxEntries (configs/bins.hpp). Positions at
+// of bitonic.cuh up to NumericPolicy::rank_sort_max_entries (configs/bins.hpp). Positions at
 // or past len (only possible if the inputs changed behind the plan) are not
 // written. Columns are written with the output's index base added.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Putting a warp's compacted hash table in column order in registers, for
-// tables of more entries than rank counting takes (kRankSortMaxEntries) and
+// tables of more entries than rank counting takes (NumericPolicy::rank_sort_max_entries) and
 // at most 256: each entry's column and slot packed in one int (column << 8 |
 // slot), sorted by warp_bitonic_sort (shuffles and min/max, K per lane), and
 // each lane writes its sorted entries to C, the value read from its slot.

@@ -29,11 +29,11 @@ namespace {
 // so do the bits. reuse: the range may also be read from C's first and last
 // column (known_columns.cuh).
 template <bool Addend, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(kDenseBlockThreads)
+__global__ void __launch_bounds__(BinPolicy::dense_block_threads)
     dense_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set, int window,
                          int lanes, bool reuse) {
-  using BlockReduce = cub::BlockReduce<int, kDenseBlockThreads>;
-  using BlockScan = cub::BlockScan<int, kDenseBlockThreads>;
+  using BlockReduce = cub::BlockReduce<int, BinPolicy::dense_block_threads>;
+  using BlockScan = cub::BlockScan<int, BinPolicy::dense_block_threads>;
   __shared__ union {
     typename BlockReduce::TempStorage reduce;
     typename BlockScan::TempStorage scan;
@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
   extern __shared__ __align__(16) unsigned char smem[];
   const DenseWindow<Value> acc{reinterpret_cast<Value*>(smem),
                                {reinterpret_cast<uint32_t*>(smem + sizeof(Value) * window)}};
-  const ChunkScratch<Offset> scratch = chunk_scratch<kDenseBlockThreads, Offset>();
+  const ChunkScratch<Offset> scratch = chunk_scratch<BinPolicy::dense_block_threads, Offset>();
 
   // The row's entries in columns [lo, hi], window by window; returns how
   // many the row has there (block-uniform).
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kDenseBlockThreads)
           missing |= at < 0;
           return at;
         },
-        values, ColumnWindow{}, kRankedWholeRowsMinUse);
+        values, ColumnWindow{}, NumericPolicy::ranked_whole_rows_min_use);
     if (__syncthreads_or(missing)) return Ranked::rejected;
     write_ranked_values(args, out, len, values);
     if (!known) {

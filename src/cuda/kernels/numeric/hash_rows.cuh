@@ -30,7 +30,7 @@ namespace {
 // the row's columns already (kernels/known_columns.cuh); rows where they do
 // only get their values.
 // MaxThreads, MinBlocks: the __launch_bounds__ (configs/bins.hpp's
-// numeric_min_blocks and kLeanBlockThreads).
+// numeric_min_blocks and NumericPolicy::lean_block_threads).
 template <Group G, bool Addend, class Value, class Offset, class Col,
           int MaxThreads = max_block_threads(G), int MinBlocks = numeric_min_blocks(G)>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
@@ -70,11 +70,11 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     }
     group.sync();
   };
-  // The lean instance (configs/bins.hpp's kLeanBlockThreads) alone takes
+  // The lean instance (configs/bins.hpp's NumericPolicy::lean_block_threads) alone takes
   // the one-step chunks of ordered blocks (ordered_loop.cuh's
   // add_one_step_entries: see accumulate_row); the regular one alone sums
   // reused block rows at their ranks (below).
-  constexpr bool kLean = MaxThreads <= kLeanBlockThreads;
+  constexpr bool kLean = MaxThreads <= NumericPolicy::lean_block_threads;
   auto accumulate = [&](int row, auto&& locate) {
     accumulate_row<Addend, G == Group::block, kLean>(args, row, rank, threads, scratch, locate,
                                                      values);
@@ -159,14 +159,13 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
         sort_length = compact_block_table(group, keys, values, table, args.c_cols + out,
                                           args.c_values + out, len, counter);
       }
-      if (sort_length <= kRankSortMaxEntries) {
+      if (sort_length <= NumericPolicy::rank_sort_max_entries) {
         scatter_sorted_by_rank(group, keys, values, sort_length, len, args.c_base,
                                args.c_cols + out, args.c_values + out);
-      } else if (!scatter_sorted_by_mask(group, keys, values, sort_length,
-                                         space_past(keys, values, sort_length, table),
-                                         G == Group::block ? kMaskSortMaxWindows : 1, len,
-                                         args.c_base, args.c_cols + out, args.c_values + out,
-                                         partial)) {
+      } else if (!scatter_sorted_by_mask(
+                     group, keys, values, sort_length, space_past(keys, values, sort_length, table),
+                     G == Group::block ? NumericPolicy::mask_sort_max_windows : 1, len, args.c_base,
+                     args.c_cols + out, args.c_values + out, partial)) {
         if constexpr (G == Group::warp) {
           if (warp_scatter_sorted_packed(keys, values, sort_length, args.B.num_cols, len,
                                          args.c_base, args.c_cols + out, args.c_values + out)) {

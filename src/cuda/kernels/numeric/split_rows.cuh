@@ -72,12 +72,12 @@ __device__ __forceinline__ Value load_past_l1(const Value* p) {
 // table's direct slots. Item i of rows * parts is part i % parts of the
 // set's row i / parts; blocks take the items in order, so the part a block
 // waits for is always held by a running block. A row takes as many of its
-// parts as it has kSplitRowsPartTerms terms, at least one; each sums the
+// parts as it has NumericPolicy::split_rows_part_terms terms, at least one; each sums the
 // products of its share of the row's entries of A (part_entries) in direct
 // slots in the bin's order (add_entries_in_order). Then, once the parts
 // before it are done (the row's flag), a part adds its sums to the row's
 // dense array in device memory and its columns to the row's mask (the
-// first writes both whole), kSplitRowsAddBatch columns a thread at a time;
+// first writes both whole), NumericPolicy::split_rows_add_batch columns a thread at a time;
 // the last adds them to its own slots instead and writes C's row from
 // there. The same cut and the same order of adds in every numeric phase,
 // so the same bits (the row is computed anew each time: C's known columns
@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(max_block_threads(Group::block), 1)
     for (Offset a = a_begin + rank; a < args.A.end(row); a += threads)
       mine += b_row_length(args, a);
     group_exclusive_sum(mine, rank, threads, partial, total);
-    const int parts = static_cast<int>(
-        min(static_cast<long long>(split.parts), max(1LL, total / kSplitRowsPartTerms)));
+    const int parts = static_cast<int>(min(static_cast<long long>(split.parts),
+                                           max(1LL, total / NumericPolicy::split_rows_part_terms)));
     if (part >= parts) continue;  // (block-uniform)
     for (int c = rank; c < width; c += threads) acc.values[c] = Value(0);
     for (int w = rank; w < words; w += threads) acc.free_bits[w] = ~0u;
@@ -137,18 +137,18 @@ __global__ void __launch_bounds__(max_block_threads(Group::block), 1)
       // (the first part writes every column, 0 where it has nothing; a
       // later one those it has, and the last takes the others' sums as
       // they are)
-      for (int c0 = rank; c0 < width; c0 += kSplitRowsAddBatch * threads) {
-        bool own[kSplitRowsAddBatch];
-        Value before[kSplitRowsAddBatch];
+      for (int c0 = rank; c0 < width; c0 += NumericPolicy::split_rows_add_batch * threads) {
+        bool own[NumericPolicy::split_rows_add_batch];
+        Value before[NumericPolicy::split_rows_add_batch];
 #pragma unroll
-        for (int j = 0; j < kSplitRowsAddBatch; ++j) {
+        for (int j = 0; j < NumericPolicy::split_rows_add_batch; ++j) {
           const int c = c0 + j * threads;
           own[j] = c < width && (part == 0 || !(acc.free_bits[c >> 5] >> (c & 31) & 1u));
           before[j] = part > 0 && c < width && (own[j] || to_c) ? load_past_l1(dense + c)
                                                                 : Value(0);
         }
 #pragma unroll
-        for (int j = 0; j < kSplitRowsAddBatch; ++j) {
+        for (int j = 0; j < NumericPolicy::split_rows_add_batch; ++j) {
           const int c = c0 + j * threads;
           if (own[j] && to_c) acc.values[c] = before[j] + acc.values[c];
           else if (own[j]) dense[c] = before[j] + acc.values[c];

@@ -12,7 +12,7 @@ namespace spgemm::cuda {
 
 namespace {
 
-// A thread per row of at most kThreadRowTerms terms (configs/bins.hpp's
+// A thread per row of at most BinPolicy::thread_row_terms terms (configs/bins.hpp's
 // thread bin): the row's columns in order and their sums in the thread's
 // slots (accumulators/thread_row.cuh), then each of the warp's rows written
 // by the whole warp, a column a lane, from slots staggered across the banks
@@ -22,9 +22,10 @@ namespace {
 // values is slower, `spgemm-bench G3_circuit.mtx.gz`, num2), so the bits
 // are the same in all.
 template <bool Addend, class Value, class Offset, class Col>
-__global__ void __launch_bounds__(kThreadRowBlockThreads)
+__global__ void __launch_bounds__(BinPolicy::thread_row_block_threads)
     thread_numeric_kernel(NumericArgs<Value, Offset, Col> args, RowSet row_set) {
-  constexpr int kThreads = kThreadRowBlockThreads, kSlots = kThreadRowTerms;
+  constexpr int kThreads = BinPolicy::thread_row_block_threads,
+                kSlots = BinPolicy::thread_row_terms;
   __shared__ int col_slots[kSlots * kThreads];
   // raw: Value may have a constructor
   __shared__ __align__(16) unsigned char value_bytes[kSlots * kThreads * sizeof(Value)];

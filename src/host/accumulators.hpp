@@ -328,8 +328,9 @@ class DenseWindow {
 
 // A hash table of a power of two slots, at least four times the row's terms
 // (open addressing, linear probing): a key and a value per slot, the row's
-// columns listed as they come, then sorted and looked up again. Its memory
-// follows the row's terms, not its span.
+// columns listed as they come, each with its slot, then sorted by column:
+// the values are read back from the listed slots, with no second probe.
+// Its memory follows the row's terms, not its span.
 template <class Value, class Col>
 class HashRow {
  public:
@@ -344,7 +345,6 @@ class HashRow {
     if (terms > static_cast<int64_t>(list_.size())) {
       list_.resize(static_cast<size_t>(terms));
       sorted_.resize(static_cast<size_t>(terms));
-      used_.resize(static_cast<size_t>(terms));
     }
     mask_ = slots - 1;
     count_ = 0;
@@ -356,8 +356,7 @@ class HashRow {
   int64_t gather(Visit&& visit) {
     int64_t* const keys = keys_.data();
     Value* const values = values_.data();
-    Col* const list = list_.data();
-    int64_t* const used = used_.data();
+    Listed* const list = list_.data();
     const int64_t mask = mask_;
     int64_t n = 0;
     visit([&](int64_t col, Value term) {
@@ -365,8 +364,7 @@ class HashRow {
       while (keys[slot] != col && keys[slot] != kEmpty) slot = (slot + 1) & mask;
       if (keys[slot] == kEmpty) {
         keys[slot] = col;
-        used[n] = slot;
-        list[n++] = static_cast<Col>(col);
+        list[n++] = {static_cast<Col>(col), static_cast<uint32_t>(slot)};
       }
       if constexpr (Values) values[slot] += term;
     });
@@ -379,31 +377,38 @@ class HashRow {
   void emit(Out&& out) {
     int64_t* const keys = keys_.data();
     Value* const values = values_.data();
-    sort_runs(list_.data(), sorted_.data(), count_);
+    Listed* const list = list_.data();
+    sort_runs(list, sorted_.data(), count_);
     for (int64_t n = 0; n < count_; ++n) {
-      const int64_t col = list_[static_cast<size_t>(n)];
-      int64_t slot = hash(col) & mask_;
-      while (keys[slot] != col) slot = (slot + 1) & mask_;
-      out(col, values[slot]);
-      values[slot] = Value(0);  // keys stay until all are read: probes pass them
+      const size_t slot = list[n].slot;
+      out(static_cast<int64_t>(list[n].col), values[slot]);
+      values[slot] = Value(0);
+      keys[slot] = kEmpty;
     }
-    clear();
   }
   // Empties the slots the row used (not the whole table: a row of 24 terms
   // has 128 slots).
   void clear() {
-    for (int64_t n = 0; n < count_; ++n) keys_[static_cast<size_t>(used_[static_cast<size_t>(n)])] = kEmpty;
+    for (int64_t n = 0; n < count_; ++n) keys_[list_[static_cast<size_t>(n)].slot] = kEmpty;
   }
 
  private:
   static constexpr int64_t kEmpty = -1;
+  // A listed column and its slot (slots number at most 4 * kHashMaxTerms
+  // rounded up to a power of two), ordered by column alone: columns are
+  // distinct.
+  struct Listed {
+    Col col;
+    uint32_t slot;
+    bool operator<(const Listed& other) const { return col < other.col; }
+  };
+  static_assert(4 * kHashMaxTerms * 2 <= (int64_t{1} << 32), "slots fit Listed::slot");
   static int64_t hash(int64_t col) {
     return static_cast<int64_t>((static_cast<uint64_t>(col) * 0x9E3779B97F4A7C15ull) >> 32);
   }
   std::vector<int64_t> keys_;
   ScratchArray<Value> values_;  // Value(0) between rows
-  std::vector<Col> list_, sorted_;
-  std::vector<int64_t> used_;  // the slots taken, in the order taken
+  std::vector<Listed> list_, sorted_;  // sorted_: sort_runs' second buffer
   int64_t mask_ = 0, count_ = 0;
 };
 

@@ -194,10 +194,22 @@ class HostEngine final : public Engine {
     check_structures(checks, count);
   }
 
-  int64_t nnz_lower_bound(const Operands& in, int64_t) override {
+  int64_t nnz_lower_bound(const Operands& in, int64_t limit) override {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
+    // nnz(C) <= nnz(A) * (B's longest row) + nnz(D): where that fits the
+    // limit, C fits, known from a sequential pass over B's row offsets
+    // instead of the bound's pass over A, which reads B's offsets at random
+    // (G3_circuit with 32-bit offsets).
+    int64_t longest_b = 0;
+#pragma omp parallel for reduction(max : longest_b) schedule(static) if (B.rows >= kMinPositionsForThreads)
+    for (int64_t k = 0; k < B.rows; ++k) longest_b = std::max(longest_b, B.end(k) - B.begin(k));
+    const int64_t a_entries = A.entries();
+    const int64_t d_entries = D.offsets ? D.entries() : 0;
+    if (d_entries <= limit &&
+        (a_entries == 0 || longest_b <= (limit - d_entries) / a_entries))
+      return 0;
     int64_t bound = 0;
 #pragma omp parallel for reduction(+ : bound) schedule(static) if (A.rows >= kMinRowsForThreads)
     for (int64_t row = 0; row < A.rows; ++row) {

@@ -343,7 +343,7 @@ class HostEngine final : public Engine {
   }
 
   // Whether B's rows are strictly increasing (else their spans, kept per
-  // row), and the products.
+  // row), and the products up to kMinProductsForThreads.
   static Shape shape_of(const View& A, const View& B) {
     Shape s;
     s.forced = forced_row_method();
@@ -354,7 +354,8 @@ class HostEngine final : public Engine {
     s.b_sorted = disorder == 0;
     // Counted only up to kMinProductsForThreads, all the phase asks of it:
     // the whole count is a pass over A with a random read of B's offsets per
-    // entry, as long as the input checks' pass on G3_circuit.
+    // entry, in each phase (spgemm-bench --threads 2 --gen stencil27:48
+    // G3_circuit.mtx.gz: the symbolic phase the faster for it).
     const int64_t a_entries = A.entries();
     for (int64_t i = 0; i < a_entries && s.products < kMinProductsForThreads; ++i)
       s.products += B.end(A.col_ind[i] - A.base) - B.begin(A.col_ind[i] - A.base);

@@ -24,8 +24,8 @@ inline constexpr int kPackedSortSlotBits = 8;  // slots < 256: at most 8 registe
 inline constexpr long long kPackedSortMaxColumns = 1LL << (31 - kPackedSortSlotBits);
 
 // Warp-collective: the entries among the first n slots (a power of two,
-// 32 * K / 2 < n <= 32 * K) written to C in column order, positions at or
-// past len (inputs changed behind the plan) left out.
+// n <= 32 * K; slots past n read as empty) written to C in column order,
+// positions at or past len (inputs changed behind the plan) left out.
 template <int K, class Value, class Index>
 __device__ __forceinline__ void warp_sort_packed(const int* keys, const Value* values, int n,
                                                  int len, int base, Index* out_cols,

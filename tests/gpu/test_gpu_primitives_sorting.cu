@@ -33,6 +33,18 @@ size_t table_bytes(int slots) {
   return values_at(slots) + sizeof(Value) * slots;
 }
 
+// A table's first n slots copied into the block's keys and values (shared
+// memory), every thread of the block taking slots in turn; the caller
+// synchronizes.
+template <class Value>
+__device__ void load_table(const int* keys_in, const Value* values_in, int n, int* keys,
+                           Value* values) {
+  for (int s = threadIdx.x; s < n; s += blockDim.x) {
+    keys[s] = keys_in[s];
+    values[s] = values_in[s];
+  }
+}
+
 // A table's image on the host.
 template <class Value>
 struct Table {
@@ -98,10 +110,7 @@ __global__ void __launch_bounds__(1024) bitonic_kernel(const int* keys_in, const
   extern __shared__ __align__(16) unsigned char smem[];
   int* keys = reinterpret_cast<int*>(smem);
   Value* values = reinterpret_cast<Value*>(smem + values_at(n));
-  for (int s = threadIdx.x; s < n; s += blockDim.x) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, n, keys, values);
   __syncthreads();
   spgemm::cuda::bitonic_sort_pairs(spgemm::cuda::make_group<G>(), keys, values, n);
   __syncthreads();
@@ -239,10 +248,7 @@ __global__ void rank_scatter_kernel(const int* keys_in, const Value* values_in, 
   __shared__ __align__(16) int keys[kMax];
   __shared__ __align__(16) unsigned char value_bytes[kMax * sizeof(Value)];
   Value* values = reinterpret_cast<Value*>(value_bytes);
-  for (int s = threadIdx.x; s < n; s += blockDim.x) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, n, keys, values);
   __syncthreads();
   spgemm::cuda::scatter_sorted_by_rank(spgemm::cuda::make_group<G>(), keys, values, n, len, base,
                                        out_cols, out_values);
@@ -292,10 +298,7 @@ __global__ void packed_kernel(const int* keys_in, const Value* values_in, int n,
   __shared__ int keys[kSlots];
   __shared__ __align__(16) unsigned char value_bytes[kSlots * sizeof(Value)];
   Value* values = reinterpret_cast<Value*>(value_bytes);
-  for (int s = threadIdx.x; s < n; s += 32) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, n, keys, values);
   __syncwarp();
   const bool done = spgemm::cuda::warp_scatter_sorted_packed(keys, values, n, columns, len, base,
                                                              out_cols, out_values);
@@ -375,10 +378,7 @@ __global__ void __launch_bounds__(1024)
   __shared__ long long partial[32];
   int* keys = reinterpret_cast<int*>(smem);
   Value* values = reinterpret_cast<Value*>(smem + values_at(table));
-  for (int s = threadIdx.x; s < table; s += blockDim.x) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, table, keys, values);
   __syncthreads();
   using namespace spgemm::cuda;
   const size_t behind = (values_at(table) + sizeof(Value) * table + 15) / 16 * 16;
@@ -478,10 +478,7 @@ __global__ void warp_compact_kernel(const int* keys_in, const Value* values_in, 
   extern __shared__ __align__(16) unsigned char smem[];
   int* keys = reinterpret_cast<int*>(smem);
   Value* values = reinterpret_cast<Value*>(smem + values_at(table));
-  for (int s = threadIdx.x; s < table; s += 32) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, table, keys, values);
   __syncwarp();
   using namespace spgemm::cuda;
   const int length = compact_warp_table(make_group<Group::warp>(), keys, values, table);
@@ -501,10 +498,7 @@ __global__ void __launch_bounds__(1024)
   __shared__ int counter;
   int* keys = reinterpret_cast<int*>(smem);
   Value* values = reinterpret_cast<Value*>(smem + values_at(table));
-  for (int s = threadIdx.x; s < table; s += blockDim.x) {
-    keys[s] = keys_in[s];
-    values[s] = values_in[s];
-  }
+  load_table(keys_in, values_in, table, keys, values);
   __syncthreads();
   const int length =
       spgemm::cuda::compact_block_table(cooperative_groups::this_thread_block(), keys, values,

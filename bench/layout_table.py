@@ -40,6 +40,12 @@ def ratio(row_num, row_den, field_num, field_den=None):
     return num(row_num, field_num) / num(row_den, field_den or field_num)
 
 
+def total_and_again(row_num, row_den):
+    """The ratios of the whole pipeline's and the numeric re-run's times."""
+    return (ratio(row_num, row_den, "lib_total_ms"),
+            ratio(row_num, row_den, "lib_numeric_again_ms"))
+
+
 def cell(x, width):
     text = "-" if math.isnan(x) else f"{x:.2f}"
     return f"{text:>{width}s}"
@@ -100,8 +106,7 @@ def layout_tables(groups, min_products):
                     f"{num(b, 'lib_total_ms') if b else math.nan:9.3f} "
                     f"{num(b, 'lib_numeric_again_ms') if b else math.nan:9.3f}")
             for k in others:
-                t = ratio(rows.get((k, n)), b, "lib_total_ms")
-                a = ratio(rows.get((k, n)), b, "lib_numeric_again_ms")
+                t, a = total_and_again(rows.get((k, n)), b)
                 cols[k][0].append(t), cols[k][1].append(a)
                 line += f" {cell(t, 10)} {cell(a, 10)}"
             print(line)
@@ -133,13 +138,11 @@ def precision_tables(groups, min_products):
             line = (f"{n[:24]:24s} {num(b, 'lib_total_ms') if b else math.nan:10.3f} "
                     f"{num(b, 'lib_numeric_again_ms') if b else math.nan:10.3f}")
             if fast in groups:
-                t = ratio(b, rows.get((fast, n)), "lib_total_ms")
-                a = ratio(b, rows.get((fast, n)), "lib_numeric_again_ms")
+                t, a = total_and_again(b, rows.get((fast, n)))
                 speed[0].append(t), speed[1].append(a)
                 line += f" {cell(t, 11)} {cell(a, 11)}"
             for k in extra:
-                t = ratio(rows.get((k, n)), b, "lib_total_ms")
-                a = ratio(rows.get((k, n)), b, "lib_numeric_again_ms")
+                t, a = total_and_again(rows.get((k, n)), b)
                 slow[k][0].append(t), slow[k][1].append(a)
                 line += f" {cell(t, 13)} {cell(a, 13)}"
             print(line)

@@ -112,9 +112,8 @@ const Value* values_of(const MatrixDesc* m) {
 template <class Value, class Offset, class Col>
 class CudaEngine final : public Engine {
  public:
-  CudaEngine(Context& ctx, const Settings& settings)
+  explicit CudaEngine(Context& ctx)
       : ctx_(ctx),
-        settings_(settings),
         choices_(ctx.limits(), sizeof(Value), sizeof(Offset), type_name<Value, Offset, Col>()) {}
 
   std::unique_ptr<Transpose> make_transpose() override {
@@ -608,7 +607,6 @@ class CudaEngine final : public Engine {
   };
 
   Context& ctx_;
-  const Settings& settings_;  // the handle's (the plan keeps them alive)
   Choices choices_;
   AnalysisBuffers buffers_;  // analyze's device arrays, kept for the plan's phases
   Analysis analysis_;        // by analyze (a gated symbolic phase settles its path)
@@ -619,13 +617,12 @@ class CudaEngine final : public Engine {
 }  // namespace
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_cuda_engine(Context& ctx, const Settings& settings) {
-  return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx, settings);
+std::unique_ptr<Engine> make_cuda_engine(Context& ctx) {
+  return std::make_unique<CudaEngine<Value, Offset, Col>>(ctx);
 }
 
 #define SPGEMM_INSTANTIATE_CUDA_ENGINE(Value, Offset, Col) \
-  template std::unique_ptr<Engine> make_cuda_engine<Value, Offset, Col>(Context&, \
-                                                                     const Settings&);
+  template std::unique_ptr<Engine> make_cuda_engine<Value, Offset, Col>(Context&);
 #define SPGEMM_INSTANTIATE_CUDA_ENGINES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CUDA_ENGINE, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CUDA_ENGINES)

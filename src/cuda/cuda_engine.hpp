@@ -3,15 +3,15 @@
 #pragma once
 
 #include "core/context.hpp"
-#include "core/settings.hpp"
 #include "plan/engine.hpp"
 
 #include <memory>
 
 namespace spgemm {
 
-// The engine reads `settings` (the handle's, which outlive it) at every call.
+// The engine's choices read only `ctx`'s device limits (the handle's settings
+// shape the plan: the partitioned and chunked engines, not a kernel's choice).
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_cuda_engine(Context& ctx, const Settings& settings);
+std::unique_ptr<Engine> make_cuda_engine(Context& ctx);
 
 }  // namespace spgemm

@@ -25,11 +25,10 @@ class ChunkedEngine final : public Engine {
   static constexpr size_t kEntryBytes = sizeof(Col) + sizeof(Value);
 
  public:
-  ChunkedEngine(Context& ctx, const Settings& settings, multi::SplitContext& split)
+  ChunkedEngine(Context& ctx, multi::SplitContext& split)
       : ctx_(ctx),
-        settings_(settings),
         split_(split),
-        whole_(make_cuda_engine<Value, Offset, Col>(ctx, settings)) {}
+        whole_(make_cuda_engine<Value, Offset, Col>(ctx)) {}
 
   ~ChunkedEngine() override {
     if (copy_stream_) {
@@ -185,7 +184,7 @@ class ChunkedEngine final : public Engine {
                                  const MatrixDesc& C) {
     auto part = std::make_unique<PartT>(cut, p, ctx_, ctx_.device(), in);
     part->place_structures(in);  // (on the operands' device: with their values)
-    part->engine = make_cuda_engine<Value, Offset, Col>(ctx_, settings_);
+    part->engine = make_cuda_engine<Value, Offset, Col>(ctx_);
     part->engine->analyze(part->operands(), nullptr, 0);
     part->describe_c(C);
     part->C.memory = SPGEMM_MEMORY_DEVICE;
@@ -232,7 +231,6 @@ class ChunkedEngine final : public Engine {
   }
 
   Context& ctx_;
-  const Settings& settings_;       // the handle's (the plan keeps them alive)
   multi::SplitContext& split_;     // the handle's (the plan keeps it alive)
   std::unique_ptr<Engine> whole_;  // analysis and symbolic phase of the whole product
   cudaStream_t copy_stream_ = nullptr;
@@ -247,14 +245,13 @@ class ChunkedEngine final : public Engine {
 }  // namespace
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_chunked_engine(Context& ctx, const Settings& settings,
-                                            multi::SplitContext& split) {
-  return std::make_unique<ChunkedEngine<Value, Offset, Col>>(ctx, settings, split);
+std::unique_ptr<Engine> make_chunked_engine(Context& ctx, multi::SplitContext& split) {
+  return std::make_unique<ChunkedEngine<Value, Offset, Col>>(ctx, split);
 }
 
 #define SPGEMM_INSTANTIATE_CHUNKED_ENGINE(Value, Offset, Col) \
   template std::unique_ptr<Engine> make_chunked_engine<Value, Offset, Col>( \
-      Context&, const Settings&, multi::SplitContext&);
+      Context&, multi::SplitContext&);
 #define SPGEMM_INSTANTIATE_CHUNKED_ENGINES(Offset, Col) \
   SPGEMM_FOR_EACH_VALUE(SPGEMM_INSTANTIATE_CHUNKED_ENGINE, Offset, Col)
 SPGEMM_FOR_EACH_INDEX_LAYOUT(SPGEMM_INSTANTIATE_CHUNKED_ENGINES)

@@ -21,7 +21,6 @@
 #pragma once
 
 #include "core/context.hpp"
-#include "core/settings.hpp"
 #include "multi/split_context.hpp"
 #include "plan/engine.hpp"
 
@@ -30,7 +29,6 @@
 namespace spgemm {
 
 template <class Value, class Offset, class Col>
-std::unique_ptr<Engine> make_chunked_engine(Context& ctx, const Settings& settings,
-                                        multi::SplitContext& split);
+std::unique_ptr<Engine> make_chunked_engine(Context& ctx, multi::SplitContext& split);
 
 }  // namespace spgemm

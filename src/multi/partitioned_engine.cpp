@@ -40,7 +40,7 @@ class PartitionedEngine final : public Engine {
       : ctx_(ctx),
         settings_(settings),
         split_(split),
-        home_(make_cuda_engine<Value, Offset, Col>(ctx, settings)),
+        home_(make_cuda_engine<Value, Offset, Col>(ctx)),
         partitioning_(split.partitioning()),
         pool_(partitioning_.pool ? partitioning_.pool : std::make_shared<ThreadPool>()) {}
 
@@ -432,7 +432,7 @@ class PartitionedEngine final : public Engine {
     const PartScope scope(ctx_, *part.ctx);
     ready_.wait_on(part.stream());
     part.place_structures(in);
-    part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx, settings_);
+    part.engine = make_cuda_engine<Value, Offset, Col>(*part.ctx);
     Operands operands = part.operands();
     const std::optional<CountedRows> counted = counts_.from(part.first_row);
     if (counted) operands.counted = &*counted;

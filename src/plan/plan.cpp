@@ -128,10 +128,10 @@ std::unique_ptr<Engine> make_engine(Context& ctx, const Settings& settings,
     fail(SPGEMM_STATUS_NO_DEVICE,
          std::string("device-memory matrices but no usable GPU: ") + ctx.no_device_reason());
   if (c_memory == SPGEMM_MEMORY_HOST)
-    return make_chunked_engine<Value, Offset, Col>(ctx, settings, split);
+    return make_chunked_engine<Value, Offset, Col>(ctx, split);
   if (!split.partitioning().parts.empty())
     return make_partitioned_engine<Value, Offset, Col>(ctx, settings, split);
-  return make_cuda_engine<Value, Offset, Col>(ctx, settings);
+  return make_cuda_engine<Value, Offset, Col>(ctx);
 }
 
 template <class Value>

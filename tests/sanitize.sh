@@ -161,7 +161,9 @@ sanitize_each_case() {
       IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
       r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "$(case_filter "$name")")
       printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
-      "$tool" "$binary" "$dir" "$envs" | sort -n >"$dir/verdicts.txt"
+      "$tool" "$binary" "$dir" "$envs" >"$dir/finished.txt"
+  # finished.txt grows as cases end, so a run cut short still names them
+  sort -n "$dir/finished.txt" >"$dir/verdicts.txt"
   local cases reported bad slowest
   cases=$(wc -l <"$dir/cases.txt")
   reported=$(wc -l <"$dir/verdicts.txt")

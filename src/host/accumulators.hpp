@@ -172,36 +172,6 @@ class DenseWindow {
     }
   }
 
-  // The symbolic phase's count of the row's distinct columns: each column's
-  // mark set to the row's stamp, so a column marked before in this row is
-  // known by its mark, and nothing needs clearing after the row. Stamps are
-  // bytes (a mark per column, as the flags: stencil27:64's span of ~16.6k
-  // columns stays in L1), 1 to 255 in turn; every 255 rows all marks are
-  // cleared at once.
-  template <class Visit>
-  int64_t count_marks(Visit&& visit) {
-    const int64_t width = chunks_ * kScanBytes;
-    if (width > static_cast<int64_t>(marks_.size())) {
-      marks_ = ScratchArray<unsigned char>(static_cast<size_t>(std::max(
-          width, std::min(2 * static_cast<int64_t>(marks_.size()), kDenseMaxSpan + kScanBytes))));
-      stamp_ = 0;
-    }
-    if (stamp_ == 255) {
-      std::memset(marks_.data(), 0, marks_.size());
-      stamp_ = 0;
-    }
-    const unsigned char stamp = static_cast<unsigned char>(++stamp_);
-    unsigned char* const marks = marks_.data();
-    const int64_t base = base_;
-    int64_t n = 0;
-    visit([&](int64_t col, Value) {
-      const auto i = static_cast<size_t>(col - base);
-      n += marks[i] != stamp;
-      marks[i] = stamp;
-    });
-    return n;
-  }
-
   // The row's terms: visit(term) calls term(col, value) for each in order.
   // With Flags, each column is flagged (without, only values are summed: a
   // row that covers its span, read back by emit_span); with Count, returns
@@ -320,10 +290,52 @@ class DenseWindow {
   ScratchArray<unsigned char> flags_;
   ScratchArray<unsigned char> groups_;  // a flag per kScanBytes columns
   ScratchArray<Value> acc_;
-  ScratchArray<unsigned char> marks_;  // count_marks' (the symbolic phase's) only
-  int stamp_ = 0;                       // the last row's stamp in marks_
   std::vector<Col> list_, sorted_;  // sorted_: sort_runs' second buffer
   int64_t base_ = 0, chunks_ = 0, count_ = 0;
+};
+
+// The symbolic phase's count of a row's distinct columns: a mark per column
+// of C, set to the row's stamp, so a column marked before in this row is
+// known by its mark and nothing is cleared after the row. The marks are
+// indexed by column, not by the row's span, so neighbouring rows, which
+// read neighbouring rows of B, mark the same cache lines; a count needs no
+// order, so no row sorts or scans here. Stamps are 16 bits: every 65535
+// rows all marks are cleared at once. One mark is a few loads and stores
+// where a hash table's probe is a multiply and a compare chain: G3_circuit's
+// rows (24 terms over spans of ~250k columns) count in half the time.
+// Chosen with: spgemm-bench --threads 2 --no-graphblas G3_circuit.mtx.gz
+//   --all-generators (docs/performance.md, "Short rows of C")
+class ColumnMarks {
+ public:
+  // Marks take 2 bytes a column of C: up to 2^22 columns, 8 MiB a thread;
+  // wider products count by hash or sorted terms.
+  static constexpr int64_t kMaxColumns = int64_t{1} << 22;
+
+  // visit(term) calls term(col, value) for each of the row's terms; returns
+  // its distinct columns, all in [0, columns).
+  template <class Visit>
+  int64_t count(int64_t columns, Visit&& visit) {
+    if (columns > static_cast<int64_t>(marks_.size())) {
+      marks_ = ScratchArray<uint16_t>(static_cast<size_t>(columns));
+      stamp_ = 0;
+    }
+    if (stamp_ == 0xFFFF) {
+      std::memset(marks_.data(), 0, marks_.size() * sizeof(uint16_t));
+      stamp_ = 0;
+    }
+    const auto stamp = static_cast<uint16_t>(++stamp_);
+    uint16_t* const marks = marks_.data();
+    int64_t n = 0;
+    visit([&](int64_t col, auto) {
+      n += marks[col] != stamp;
+      marks[col] = stamp;
+    });
+    return n;
+  }
+
+ private:
+  ScratchArray<uint16_t> marks_;
+  uint32_t stamp_ = 0;  // the last row's stamp
 };
 
 // A hash table of a power of two slots, at least four times the row's terms

@@ -386,12 +386,40 @@ class HostEngine final : public Engine {
     host::DenseWindow<Value, Col> dense;
     host::TermList<Value, Col> list;
     host::HashRow<Value, Col> hash;
+    host::ColumnMarks marks;  // the symbolic phase's
   };
 
   // Where a row of C goes: entries [begin, end) of its arrays.
   struct Place {
     int64_t begin = 0, end = 0;
   };
+
+  // The symbolic phase's count of a row's distinct columns, which needs no
+  // order: known from the row's shape (empty, a copy of one row of B, a
+  // covered span), else counted by marks over C's `columns`
+  // (accumulators.hpp, ColumnMarks); C wider than the marks: by the hash
+  // table, or by sorted terms for the rows too long for one (and those
+  // that the tests force to them).
+  template <class Terms>
+  static int64_t count_row(host::RowMethod method, const host::RowFacts& f, int64_t columns,
+                           Scratch& scratch, Terms&& terms) {
+    switch (method) {
+      case host::RowMethod::empty: return 0;
+      case host::RowMethod::copy: return f.terms;
+      case host::RowMethod::dense_span: return f.span;
+      default: break;
+    }
+    if (columns <= host::ColumnMarks::kMaxColumns) return scratch.marks.count(columns, terms);
+    if (method != host::RowMethod::terms_sort && f.terms <= host::kHashMaxTerms) {
+      scratch.hash.start(f.terms);
+      const int64_t n = scratch.hash.template gather<false>(terms);
+      scratch.hash.clear();
+      return n;
+    }
+    scratch.list.start(f.terms);
+    terms([&](int64_t col, Value) { scratch.list.template add<false>(col, Value(0)); });
+    return scratch.list.sort_and_count();
+  }
 
   // Every row of C: its method (row_choice.hpp), its terms alpha * a * b
   // (and beta * d) gathered, its count passed to place(row, count), which
@@ -441,70 +469,63 @@ class HostEngine final : public Engine {
           ++at.begin;
         };
         const host::RowMethod method = host::choose_row_method(f, s.forced);
-        switch (method) {
-          case host::RowMethod::empty: place(row, 0); break;
-          case host::RowMethod::copy: {
-            const int64_t i = A.begin(row), k = A.col(i);
-            at = place(row, B.end(k) - B.begin(k));
-            if constexpr (Values) {
+        if constexpr (!Values) {
+          place(row, count_row(method, f, B.cols, scratch,
+                               [&](auto&& term) { for_each_term(row, term); }));
+        } else {
+          switch (method) {
+            case host::RowMethod::empty: place(row, 0); break;
+            case host::RowMethod::copy: {
+              const int64_t i = A.begin(row), k = A.col(i);
+              at = place(row, B.end(k) - B.begin(k));
               const Value av = alpha * A.values[i];
               for (int64_t j = B.begin(k); j < B.end(k); ++j)
                 write(B.col(j), Value(0) + av * B.values[j]);
+              break;
             }
-            break;
-          }
-          case host::RowMethod::dense_span:
-            if constexpr (Values) {
+            case host::RowMethod::dense_span:
               dense.start(lo, hi, 0);
               dense.template gather<true, false, false, false, false>(
                   [&](auto&& term) { for_each_term(row, term); });
               at = place(row, f.span);
               dense.emit_span(lo, hi, write);
-            } else {
-              place(row, f.span);
-            }
-            break;
-          case host::RowMethod::dense_scan:
-          case host::RowMethod::dense_sort:
-            if constexpr (!Values) {  // counted by marks, read back in neither way
-              dense.start(lo, hi, 0);
-              place(row, dense.count_marks([&](auto&& term) { for_each_term(row, term); }));
-            } else if (method == host::RowMethod::dense_sort) {
-              dense.start(lo, hi, f.terms);
-              at = place(row, dense.template gather<true, true, true, true, false>(
-                                  [&](auto&& term) { for_each_term(row, term); }));
-              dense.emit_listed(write);
-            } else {
-              // a span that is short for its terms is read whole, cheaper
-              // than flagging each term's group; a longer one by its groups
-              dense.start(lo, hi, 0);
-              auto terms = [&](auto&& term) { for_each_term(row, term); };
-              if (f.span <= host::kShortSpanPerTerm * f.terms) {
-                dense.template gather<true, true, false, false, false>(terms);
-                at = place(row, -1);  // counted as written
-                done(row, dense.emit_all_flagged(write));
+              break;
+            case host::RowMethod::dense_scan:
+            case host::RowMethod::dense_sort:
+              if (method == host::RowMethod::dense_sort) {
+                dense.start(lo, hi, f.terms);
+                at = place(row, dense.template gather<true, true, true, true, false>(
+                                    [&](auto&& term) { for_each_term(row, term); }));
+                dense.emit_listed(write);
               } else {
-                dense.template gather<true, true, false, false, true>(terms);
-                at = place(row, -1);
-                done(row, dense.emit_flagged(write));
+                // a span that is short for its terms is read whole, cheaper
+                // than flagging each term's group; a longer one by its groups
+                dense.start(lo, hi, 0);
+                auto terms = [&](auto&& term) { for_each_term(row, term); };
+                if (f.span <= host::kShortSpanPerTerm * f.terms) {
+                  dense.template gather<true, true, false, false, false>(terms);
+                  at = place(row, -1);  // counted as written
+                  done(row, dense.emit_all_flagged(write));
+                } else {
+                  dense.template gather<true, true, false, false, true>(terms);
+                  at = place(row, -1);
+                  done(row, dense.emit_flagged(write));
+                }
               }
-            }
-            break;
-          case host::RowMethod::hash:
-            scratch.hash.start(f.terms);
-            at = place(row, scratch.hash.template gather<Values>(
-                                [&](auto&& term) { for_each_term(row, term); }));
-            if constexpr (Values)
+              break;
+            case host::RowMethod::hash:
+              scratch.hash.start(f.terms);
+              at = place(row, scratch.hash.template gather<true>(
+                                  [&](auto&& term) { for_each_term(row, term); }));
               scratch.hash.emit(write);
-            else
-              scratch.hash.clear();
-            break;
-          default:  // terms_sort
-            list.start(f.terms);
-            for_each_term(row, [&](int64_t col, Value v) { list.template add<Values>(col, v); });
-            at = place(row, list.sort_and_count());
-            if constexpr (Values) list.emit(write);
-            break;
+              break;
+            default:  // terms_sort
+              list.start(f.terms);
+              for_each_term(row, [&](int64_t col, Value v) { list.template add<true>(col, v); });
+              at = place(row, list.sort_and_count());
+              list.emit(write);
+              break;
+          }
         }
       }
     });

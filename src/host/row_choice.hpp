@@ -26,9 +26,8 @@ enum class RowMethod : int {
 };
 
 // A dense window holds at most this many columns per thread: a value and a
-// flag byte each, and a stamp byte in the symbolic phase (2^22 fp64 columns
-// are 40 MiB a thread; wider spans go to hash or terms_sort, whose memory
-// follows the row, not C's width).
+// flag byte each (2^22 fp64 columns are 36 MiB a thread; wider spans go to
+// hash or terms_sort, whose memory follows the row, not C's width).
 inline constexpr int64_t kDenseMaxSpan = int64_t{1} << 22;
 
 // dense_scan reads a flag per kScanBytes (16) columns of the span, then 16
@@ -46,8 +45,8 @@ inline constexpr int64_t kScanSpanPerTerm = 256;
 // Within dense_scan's numeric phase: a span of at most this many columns per
 // term is short. Its flags are then read whole (16 a step) instead of only
 // the groups that its terms flag (a store a term): stencil27:48 (span ~9.4k,
-// 729 terms a row) is not short. (The symbolic phase counts every dense row
-// by marks: DenseWindow::count_marks.)
+// 729 terms a row) is not short. (The symbolic phase counts rows by marks,
+// whatever their method: accumulators.hpp, ColumnMarks.)
 // Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
 inline constexpr int64_t kShortSpanPerTerm = 2;
 

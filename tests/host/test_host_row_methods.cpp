@@ -3,7 +3,8 @@
 // that the analysis takes each method (a scaled copy of B's row, a dense
 // window summed without flags where B's runs cover the span, read by
 // scanning its flags, short or long spans, or by a sorted list, a hash table
-// for wide spans, sorted terms), and each method forced through
+// for wide spans, sorted terms; the symbolic phase's counts by marks, by hash
+// and by sorted terms), and each method forced through
 // SPGEMM_TEST_HOST_ROW_METHOD wherever it can compute a row, in every value
 // type and index layout, with and without an addend D, against the oracle.
 // Every method sums a column's terms in the same order, so the result must
@@ -74,6 +75,18 @@ std::vector<Shaped> shaped_products() {
   out.push_back({"uniform with empty rows",
                  with_empty_rows(uniform_random(8000, 4000, 4, 7), 0.3, 8),
                  uniform_random(4000, 4500, 5, 9), std::nullopt});
+  // more rows than the symbolic phase's 16-bit marks have stamps (65535):
+  // on one thread rows 0 and 65535 take the same stamp, the marks cleared
+  // between them, and only they read B's rows 0 and 1 (columns 0-5, no
+  // other row's): uncleared marks would count row 65535 empty
+  const int64_t stamps = 65535;
+  const auto after_wrap = rows_of<double>(stamps + 4465, 3000, 2, 16, [&](int64_t r, int64_t j) {
+    return r == 0 || r == stamps ? j : 2 + 2 * (r % 1499) + j;
+  });
+  const auto marked = rows_of<double>(3000, 2500, 3, 17, [](int64_t k, int64_t j) {
+    return k < 2 ? k + 2 * j : 10 + (k * 7) % 2400 + 37 * j;
+  });
+  out.push_back({"more rows than the marks' stamps", after_wrap, marked, std::nullopt});
   // terms_sort: spans wider than any dense window (2^22 columns)
   // (each row of B spans nearly all its columns, unsorted: first and last
   // near the two ends)

@@ -300,11 +300,13 @@ class DenseWindow {
 // indexed by column, not by the row's span, so neighbouring rows, which
 // read neighbouring rows of B, mark the same cache lines; a count needs no
 // order, so no row sorts or scans here. Stamps are 16 bits: every 65535
-// rows all marks are cleared at once. One mark is a few loads and stores
-// where a hash table's probe is a multiply and a compare chain: G3_circuit's
-// rows (24 terms over spans of ~250k columns) count in half the time.
-// Chosen with: spgemm-bench --threads 2 --no-graphblas G3_circuit.mtx.gz
-//   --all-generators (docs/performance.md, "Short rows of C")
+// rows all marks are cleared at once. A mark is a load and a store where a
+// hash table's probe is a multiply and a compare chain: G3_circuit's rows
+// (24 terms over spans of ~250k columns) count in two thirds of the time,
+// wing's and delaunay_n15's in half.
+// Chosen with: spgemm-bench --threads 2 --no-graphblas --dir <matrices>
+//   --all-generators --gen stencil27:48, against counting by each row's
+//   method (docs/performance.md, "Counting by marks")
 class ColumnMarks {
  public:
   // Marks take 2 bytes a column of C: up to 2^22 columns, 8 MiB a thread;

@@ -36,7 +36,9 @@
 # run, or per case, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck";
 # default all four), SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default
 # every binary below), SANITIZE_EACH_CASE (the tools that run case by case,
-# default "racecheck"; "" for none), SANITIZE_JOBS (cases at a time, default 4).
+# default "racecheck"; "" for none), SANITIZE_JOBS (cases at a time, default 4),
+# SANITIZE_FILTER (a Catch2 test spec in place of every run's own filter, e.g.
+# to finish the cases that a cut-off run left: "[long]" or a case's name).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
@@ -183,6 +185,7 @@ failed=0
 skipped=0
 for run in "${runs[@]}"; do
   IFS='|' read -r tool binary filter envs <<<"$run"
+  filter=${SANITIZE_FILTER:-$filter}
   case " $tools " in *" $tool "*) ;; *) continue ;; esac
   case " ${SANITIZE_BINARIES:-$binary} " in *" $binary "*) ;; *) continue ;; esac
   log="$log_dir/$tool-$binary.log"

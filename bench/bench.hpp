@@ -46,6 +46,7 @@ struct Options {
   bool no_input_checks = false;  // spgemmSetInputChecks(handle, 0): their cost, by difference
   bool reuse = false;            // also cuSPARSE's reuse family (cusparseSpGEMMreuse_*)
   bool no_graphblas = false;     // skip GraphBLAS even where it was built in
+  bool huge_pages = false;       // the host backend's C in huge pages (--huge-pages)
   int threads = 0;               // host threads (omp_set_num_threads, GxB_NTHREADS); 0: default
   std::string csv_path, json_path;
   std::string save_inputs;  // directory to write each input A to (Matrix Market)

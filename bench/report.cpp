@@ -342,9 +342,10 @@ Fields run_fields(const RunInfo& info, const Options& opts) {
   f.emplace_back("lib_backend", std::string(info.lib_on_host ? "host" : "cuda"));
   f.emplace_back("precision", std::string(precision_name(opts.precision)));
   f.emplace_back("index", index_name(opts.index));
-  f.emplace_back("alloc", std::string(!info.have_gpu                  ? "host"
-                                      : opts.alloc == AllocMode::pool ? "pool"
-                                                                      : "malloc"));
+  const char* alloc = !info.have_gpu                  ? (opts.huge_pages ? "host_huge" : "host")
+                      : opts.alloc == AllocMode::pool ? "pool"
+                                                      : "malloc";
+  f.emplace_back("alloc", std::string(alloc));
   f.emplace_back("warmup", int64_t{opts.warmup});
   f.emplace_back("reps", int64_t{opts.reps});
   f.emplace_back("host_threads", int64_t{info.host_threads});

@@ -240,7 +240,8 @@ template <class V>
 void run_lib(const CsrView& a, const CsrView& b, bool on_host, const Options& opts, Record& rec,
              HostCsr<V>* result) {
   const cudaDataType vt = spgemm_test::cuda_data_type<V>();
-  const MemCtx mem = on_host ? MemCtx{MemKind::host} : output_mem();
+  const MemCtx mem =
+      on_host ? MemCtx{opts.huge_pages ? MemKind::host_huge : MemKind::host} : output_mem();
   Timeline tl(!on_host, g_dev.stream);
 
   spgemmHandle_t raw_handle = nullptr;

@@ -83,6 +83,9 @@ Options:
                            default: OpenMP's default (OMP_NUM_THREADS or all)
   --no-graphblas           skip SuiteSparse:GraphBLAS (run beside the host
                            backend when the bench was built with it)
+  --huge-pages             the host backend's C in 2 MiB-aligned memory advised
+                           to transparent huge pages (madvise MADV_HUGEPAGE):
+                           what C's first touch costs in 4 KiB pages
   --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market),
                            e.g. for bench/host_scipy.py to time SciPy on them
   --csv FILE               write one record per matrix, all fields, as CSV
@@ -259,6 +262,9 @@ bool parse_args(int argc, char** argv, Options& opts) {
     } else if (arg == "--no-graphblas") {
       no_value();
       opts.no_graphblas = true;
+    } else if (arg == "--huge-pages") {
+      no_value();
+      opts.huge_pages = true;
     } else if (arg == "--no-input-checks") {
       no_value();
       opts.no_input_checks = true;
@@ -358,6 +364,8 @@ RunInfo make_run_info(const Options& opts) {
   if (info.lib_on_host && info.have_gpu && !opts.no_cusparse)
     info.timer_description += "; cuSPARSE: CUDA events on one stream";
 
+  const std::string host_alloc =
+      opts.huge_pages ? "aligned_alloc/free in 2 MiB blocks, madvise MADV_HUGEPAGE" : "malloc/free";
   const std::string device_alloc =
       opts.alloc == AllocMode::pool
           ? "cudaMallocFromPoolAsync/cudaFreeAsync on one stream-ordered pool (freed memory kept "
@@ -367,9 +375,9 @@ RunInfo make_run_info(const Options& opts) {
     info.alloc_description = "C of both libraries and cuSPARSE's buffers: " + device_alloc;
   else if (info.have_gpu && !opts.no_cusparse)
     info.alloc_description =
-        "libspgemm's C: malloc/free (host); cuSPARSE's C and buffers: " + device_alloc;
+        "libspgemm's C: " + host_alloc + " (host); cuSPARSE's C and buffers: " + device_alloc;
   else
-    info.alloc_description = "C: malloc/free (host backend)";
+    info.alloc_description = "C: " + host_alloc + " (host backend)";
   return info;
 }
 

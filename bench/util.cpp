@@ -8,6 +8,8 @@
 #include <limits>
 #include <utility>
 
+#include <sys/mman.h>
+
 namespace bench {
 
 void check_cuda(cudaError_t err, const char* what) {
@@ -72,10 +74,16 @@ Buffer Buffer::allocate(const MemCtx& mem, size_t bytes, const char* what) {
   const char* call = "";
   switch (mem.kind) {
     case MemKind::host:
-      b.ptr_ = std::malloc(b.bytes_);
+    case MemKind::host_huge: {
+      const size_t huge = size_t{2} << 20;
+      const size_t rounded = (b.bytes_ + huge - 1) / huge * huge;
+      b.ptr_ = mem.kind == MemKind::host ? std::malloc(b.bytes_) : std::aligned_alloc(huge, rounded);
       if (!b.ptr_)
-        throw BenchError(fmt::format("malloc of {} ({}) failed", what, format_bytes(bytes)));
+        throw BenchError(fmt::format("allocating {} ({}) failed", what, format_bytes(bytes)));
+      // a hint: where the kernel gives no huge pages the buffer stays usable
+      if (mem.kind == MemKind::host_huge) madvise(b.ptr_, rounded, MADV_HUGEPAGE);
       return b;
+    }
     case MemKind::device_malloc:
       call = "cudaMalloc";
       err = cudaMalloc(&b.ptr_, b.bytes_);
@@ -98,6 +106,7 @@ void Buffer::reset() noexcept {
   if (!ptr_) return;
   switch (kind_) {
     case MemKind::host:
+    case MemKind::host_huge:
       std::free(ptr_);
       break;
     case MemKind::device_malloc:

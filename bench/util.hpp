@@ -53,7 +53,9 @@ inline cusparseIndexType_t cusparse_index_type(int bytes) {
 
 // ---- memory ------------------------------------------------------------------
 
-enum class MemKind { host, device_malloc, device_pool };
+// host_huge: host memory in 2 MiB-aligned blocks advised to transparent huge
+// pages (madvise MADV_HUGEPAGE), so its first touch faults a page per 2 MiB.
+enum class MemKind { host, host_huge, device_malloc, device_pool };
 
 // Where and how buffers are allocated.
 struct MemCtx {
@@ -64,7 +66,8 @@ struct MemCtx {
 
 // An owning, move-only buffer (at least one byte, so it is never null).
 // device_pool: cudaMallocFromPoolAsync / cudaFreeAsync on the stream;
-// device_malloc: cudaMalloc / cudaFree; host: malloc / free (not touched).
+// device_malloc: cudaMalloc / cudaFree; host: malloc / free (not touched);
+// host_huge: aligned_alloc / free, advised to huge pages (not touched).
 class Buffer {
  public:
   Buffer() = default;

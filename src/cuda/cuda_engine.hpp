@@ -9,8 +9,9 @@
 
 namespace spgemm {
 
-// The engine's choices read only `ctx`'s device limits (the handle's settings
-// shape the plan: the partitioned and chunked engines, not a kernel's choice).
+// The engine reads none of the handle's settings: the plan passes it the
+// operands to check (Engine::analyze) and chooses the partitioned or chunked
+// engine around it; its kernels' choices read `ctx`'s device limits.
 template <class Value, class Offset, class Col>
 std::unique_ptr<Engine> make_cuda_engine(Context& ctx);
 

@@ -426,7 +426,8 @@ class HostEngine final : public Engine {
   // returns where the row goes in C (count -1: not known yet); with Values,
   // the row is then written to cols/values there (column + base; never past
   // the place's end), and where the count was not known, done(row, count)
-  // gets it. Without Values no value array is read and nothing is written.
+  // gets it. Without Values each row is only counted (count_row): no value
+  // array is read and nothing is written.
   template <bool Values, class PlaceRow, class Done = void (*)(int64_t, int64_t)>
   void for_each_row_of_c(const Operands& in, Value alpha, Value beta, PlaceRow&& place,
                          Done&& done = nullptr, Col* cols = nullptr, Value* values = nullptr,

@@ -340,6 +340,64 @@ class ColumnMarks {
   uint32_t stamp_ = 0;  // the last row's stamp
 };
 
+// Structure reuse in the numeric phase: a row's columns as the previous
+// numeric phase wrote them into C, used only where they hold. Each of C's
+// columns maps to its position in the row, so a term is summed at its
+// column's place with no table, no sort and no column written. Nothing is
+// taken on trust: the columns must be in range and strictly ascending, and
+// every term's column must be among them and every one of them be hit;
+// then they are exactly the row's columns. A position is valid for a row
+// only where the row's column there is the one looked up, so stale
+// positions of other rows need no clearing.
+template <class Value, class Col>
+class KnownColumns {
+ public:
+  // Positions take 4 bytes a column of C: up to 2^22 columns, 16 MiB a
+  // thread; wider products compute every row in full.
+  static constexpr int64_t kMaxColumns = int64_t{1} << 22;
+
+  // Sums the terms (visit(term) calls term(col, value) for each in order)
+  // into values[0, len) at the positions of cols[0, len) (C's row, `base`
+  // its index base), each sum from Value(0) in the terms' order. Returns
+  // false where those are not the row's columns; values then hold partial
+  // sums and the row must be computed in full.
+  template <class Visit>
+  bool sum(const Col* cols, Value* values, int64_t len, int64_t base, int64_t columns,
+           Visit&& visit) {
+    if (columns > static_cast<int64_t>(position_.size()))
+      position_ = ScratchArray<int32_t>(static_cast<size_t>(columns));
+    if (len > static_cast<int64_t>(hit_.size())) hit_.resize(static_cast<size_t>(len));
+    int64_t previous = -1;
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t col = static_cast<int64_t>(cols[j]) - base;
+      if (col <= previous || col >= columns) return false;
+      position_[static_cast<size_t>(col)] = static_cast<int32_t>(j);
+      previous = col;
+    }
+    std::fill(values, values + len, Value(0));
+    std::fill(hit_.begin(), hit_.begin() + len, uint8_t{0});
+    const int32_t* const position = position_.data();
+    uint8_t* const hit = hit_.data();
+    int64_t found = 0;
+    bool all_found = true;
+    visit([&](int64_t col, Value term) {
+      const int64_t j = position[col];
+      if (j < len && static_cast<int64_t>(cols[j]) - base == col) {
+        found += hit[j] == 0;
+        hit[j] = 1;
+        values[j] += term;
+      } else {
+        all_found = false;
+      }
+    });
+    return all_found && found == len;
+  }
+
+ private:
+  ScratchArray<int32_t> position_;  // a column's position in the row that last listed it
+  std::vector<uint8_t> hit_;        // per position of the row: a term found it
+};
+
 // A hash table of a power of two slots, at least four times the row's terms
 // (open addressing, linear probing): a key and a value per slot, the row's
 // columns listed as they come, each with its slot, then sorted by column:

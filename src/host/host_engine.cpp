@@ -191,8 +191,11 @@ class HostEngine final : public Engine {
   }
 
   void analyze(const Operands&, const CheckedOperand* checks, int count) override {
+    written_ = {};
     check_structures(checks, count);
   }
+
+  void output_overwritten() override { written_ = {}; }
 
   int64_t nnz_lower_bound(const Operands& in, int64_t limit) override {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
@@ -230,6 +233,7 @@ class HostEngine final : public Engine {
     // left undefined, as docs/api.md says.
     const int64_t rows = in.A->rows;
     auto* offsets = static_cast<Offset*>(c.row_offsets);
+    written_ = {};
     for_each_row_of_c<false>(in, Value(0), Value(0), [&](int64_t row, int64_t count) {
       offsets[row + 1] = static_cast<Offset>(count);
       return Place{};
@@ -266,6 +270,11 @@ class HostEngine final : public Engine {
                std::to_string(C.end(row)) + ") of nnz(C) = " + std::to_string(c.nnz) +
                " (C's row offsets or the operands' structure changed since spgemmSymbolic)");
     };
+    // C's columns as this engine's last numeric phase wrote them, in the
+    // same arrays: each row first tries them (KnownColumns checks them).
+    const WrittenArrays target{c.row_offsets, c.col_ind};
+    const bool known = target == written_ && c.cols <= host::KnownColumns<Value, Col>::kMaxColumns;
+    written_ = {};  // (a phase that throws leaves C's columns unknown)
     for_each_row_of_c<true>(
         in, alpha, beta,
         [&](int64_t row, int64_t count) {
@@ -279,10 +288,21 @@ class HostEngine final : public Engine {
         [&](int64_t row, int64_t count) {
           if (C.end(row) - C.begin(row) != count) refuse(row, count);
         },
-        C.col_ind, C.values, static_cast<Col>(C.base));
+        C.col_ind, C.values, static_cast<Col>(C.base), known);
+    written_ = target;
   }
 
  private:
+  // The arrays of C a numeric phase wrote (row_offsets null: none known).
+  struct WrittenArrays {
+    const void* row_offsets = nullptr;
+    const void* col_ind = nullptr;
+    bool operator==(const WrittenArrays& o) const {
+      return row_offsets && row_offsets == o.row_offsets && col_ind == o.col_ind;
+    }
+  };
+  WrittenArrays written_;
+
   // What a phase learns of B before computing any row.
   struct Shape {
     // B's rows all strictly increasing (the usual case): a row's span is
@@ -386,7 +406,8 @@ class HostEngine final : public Engine {
     host::DenseWindow<Value, Col> dense;
     host::TermList<Value, Col> list;
     host::HashRow<Value, Col> hash;
-    host::ColumnMarks marks;  // the symbolic phase's
+    host::ColumnMarks marks;                 // the symbolic phase's
+    host::KnownColumns<Value, Col> known;    // a numeric phase's, C's columns known
   };
 
   // Where a row of C goes: entries [begin, end) of its arrays.
@@ -426,12 +447,14 @@ class HostEngine final : public Engine {
   // returns where the row goes in C (count -1: not known yet); with Values,
   // the row is then written to cols/values there (column + base; never past
   // the place's end), and where the count was not known, done(row, count)
-  // gets it. Without Values each row is only counted (count_row): no value
-  // array is read and nothing is written.
+  // gets it. With known, a row's columns already in C are tried first
+  // (KnownColumns: only its values are written where they hold). Without
+  // Values each row is only counted (count_row): no value array is read and
+  // nothing is written.
   template <bool Values, class PlaceRow, class Done = void (*)(int64_t, int64_t)>
   void for_each_row_of_c(const Operands& in, Value alpha, Value beta, PlaceRow&& place,
                          Done&& done = nullptr, Col* cols = nullptr, Value* values = nullptr,
-                         Col base = 0) {
+                         Col base = 0, bool known = false) {
     const auto A = view_of<const Value, const Offset, const Col>(*in.A);
     const auto B = view_of<const Value, const Offset, const Col>(*in.B);
     const auto D = addend_of(in);
@@ -474,6 +497,16 @@ class HostEngine final : public Engine {
           place(row, count_row(method, f, B.cols, scratch,
                                [&](auto&& term) { for_each_term(row, term); }));
         } else {
+          // (the methods that sort their columns: dense windows read theirs
+          // back in order, and a copy is one pass)
+          if (known && (method == host::RowMethod::hash || method == host::RowMethod::dense_sort ||
+                        method == host::RowMethod::terms_sort)) {
+            const Place range = place(row, -1);
+            if (scratch.known.sum(cols + range.begin, values + range.begin,
+                                  range.end - range.begin, base, B.cols,
+                                  [&](auto&& term) { for_each_term(row, term); }))
+              continue;
+          }
           switch (method) {
             case host::RowMethod::empty: place(row, 0); break;
             case host::RowMethod::copy: {

@@ -95,6 +95,8 @@ class HostProduct {
   HostCsr<V>& a() { return a_; }
   HostCsr<V>& b() { return b_; }
   const HostCsr<V>& c() const { return c_; }
+  // C's column indices, for a test that edits them between numeric calls.
+  std::vector<int32_t>& c_columns() { return c_.col_ind; }
 
  private:
   HostCsr<V> a_, b_, c_;

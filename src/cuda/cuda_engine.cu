@@ -594,18 +594,6 @@ class CudaEngine final : public Engine {
     return rows_split;
   }
 
-  // C's arrays the last numeric phase since the symbolic phase wrote to:
-  // if the next writes to the same, their column indices are worth trying
-  // (they are checked row by row, never trusted; the first numeric phase
-  // does not read them, so uninitialized arrays are never read).
-  struct WrittenArrays {
-    const void* row_offsets = nullptr;
-    const void* col_ind = nullptr;
-    bool operator==(const WrittenArrays& o) const {
-      return row_offsets && row_offsets == o.row_offsets && col_ind == o.col_ind;
-    }
-  };
-
   Context& ctx_;
   Choices choices_;
   AnalysisBuffers buffers_;  // analyze's device arrays, kept for the plan's phases

@@ -293,15 +293,7 @@ class HostEngine final : public Engine {
   }
 
  private:
-  // The arrays of C a numeric phase wrote (row_offsets null: none known).
-  struct WrittenArrays {
-    const void* row_offsets = nullptr;
-    const void* col_ind = nullptr;
-    bool operator==(const WrittenArrays& o) const {
-      return row_offsets && row_offsets == o.row_offsets && col_ind == o.col_ind;
-    }
-  };
-  WrittenArrays written_;
+  WrittenArrays written_;  // (plan/engine.hpp)
 
   // What a phase learns of B before computing any row.
   struct Shape {
@@ -406,8 +398,8 @@ class HostEngine final : public Engine {
     host::DenseWindow<Value, Col> dense;
     host::TermList<Value, Col> list;
     host::HashRow<Value, Col> hash;
-    host::ColumnMarks marks;                 // the symbolic phase's
-    host::KnownColumns<Value, Col> known;    // a numeric phase's, C's columns known
+    host::ColumnMarks marks;               // the symbolic phase's
+    host::KnownColumns<Value, Col> known;  // a numeric phase's, C's columns known
   };
 
   // Where a row of C goes: entries [begin, end) of its arrays.

@@ -35,6 +35,18 @@ struct Operands {
   const CountedRows* counted = nullptr;
 };
 
+// C's arrays the last numeric phase since the symbolic phase wrote to: if
+// the next writes to the same, their column indices are worth trying (an
+// engine checks them row by row, never trusts them; the first numeric phase
+// does not read them, so uninitialized arrays are never read).
+struct WrittenArrays {
+  const void* row_offsets = nullptr;  // null: none written
+  const void* col_ind = nullptr;
+  bool operator==(const WrittenArrays& o) const {
+    return row_offsets && row_offsets == o.row_offsets && col_ind == o.col_ind;
+  }
+};
+
 // One row block of a product split among devices or computed in chunks
 // (src/multi/).
 struct PartReport {
@@ -95,7 +107,7 @@ class Engine {
                        const void* beta) = 0;
   // C's arrays were written by others since this engine's last numeric
   // phase (a chunk's buffer shared among chunks): the next must not look
-  // for the rows' columns there (the GPU engine's structure reuse).
+  // for the rows' columns there (structure reuse, WrittenArrays).
   virtual void output_overwritten() {}
   // After analyze: the row blocks of a product split among devices (or, C
   // in host memory, the chunks of the last numeric phase); empty where it

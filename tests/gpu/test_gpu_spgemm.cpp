@@ -3,6 +3,7 @@
 // sorted columns) and values within the documented tolerance
 // (tests/support/compare.hpp), on every family of small_test_suite().
 #include "catch_main_skip.hpp"
+#include "column_edits.hpp"
 #include "compare.hpp"
 #include "csr_defects.hpp"
 #include "device_product.hpp"
@@ -658,50 +659,13 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
     INFO(c.name << ": " << long_rows << " rows of 2049-8192 entries");
     REQUIRE(long_rows >= 100);
   }
-  // Changes to a few rows that keep nothing else in C wrong: unsorted,
-  // a column the row has no term in (still ascending), out of range,
-  // (long rows) a first column past the row's first term, and valid
-  // ascending columns that are not the row's, then one out of order.
-  using Cols = std::vector<int32_t>;
-  using Offsets = std::vector<int32_t>;
-  const std::pair<const char*, void (*)(const Offsets&, Cols&)> edits[] = {
-      {"kept", [](const Offsets&, Cols&) {}},
-      {"swapped",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); r += 7)
-           if (o[r + 1] - o[r] >= 2) std::swap(c[o[r]], c[o[r] + 1]);
-       }},
-      {"foreign column",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); ++r)
-           for (int32_t j = o[r]; j + 1 < o[r + 1]; ++j)
-             if (c[j] + 1 < c[j + 1]) {
-               ++c[j];
-               break;
-             }
-       }},
-      {"out of range",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); r += 5)
-           if (o[r + 1] > o[r]) c[o[r + 1] - 1] = 1 << 30;
-       }},
-      {"poisoned", [](const Offsets&, Cols& c) { std::fill(c.begin(), c.end(), -1); }},
-      {"ascending, then not",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); ++r)
-           if (o[r + 1] - o[r] >= 3) {
-             for (int32_t j = o[r]; j < o[r + 1]; ++j) c[j] = j - o[r];
-             c[o[r + 1] - 1] = 0;
-           }
-       }},
-  };
   for (const Case& c : cases) {
     auto A = convert_values<TestType>(c.A);
     auto B = convert_values<TestType>(c.B);
     DeviceProduct<TestType> product(handle.h, A, B);
     product.numeric(TestType(1));
     uint64_t seed = 300;
-    for (const auto& [edit_name, edit] : edits) {
+    for (const auto& [edit_name, edit] : column_edits()) {
       randomize_values(A, ++seed);
       randomize_values(B, ++seed);
       product.set_values(A, B);

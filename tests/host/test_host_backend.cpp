@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "column_edits.hpp"
 #include "compare.hpp"
 #include "generators.hpp"
 #include "host_api.hpp"
@@ -80,42 +81,10 @@ TEMPLATE_TEST_CASE("numeric again after the values of A and B change", "[host][r
 // A numeric phase into the arrays of the one before first tries the columns
 // there (src/host/accumulators.hpp, KnownColumns), in the rows whose method
 // sorts (forced here: hash, dense_sort, terms_sort, and the analysis's own
-// choice); edited columns must only cost time. The edits leave nothing else
-// in C wrong: unsorted, a column the row has no term in (still ascending),
-// out of range, poisoned, valid ascending columns that are not the row's.
+// choice); edited columns (column_edits.hpp) must only cost time.
 TEMPLATE_TEST_CASE("numeric again reuses C's columns and recomputes changed rows",
                    "[host][reuse]", float, double) {
   using V = TestType;
-  using Cols = std::vector<int32_t>;
-  using Offsets = std::vector<int32_t>;
-  const std::pair<const char*, void (*)(const Offsets&, Cols&)> edits[] = {
-      {"kept", [](const Offsets&, Cols&) {}},
-      {"swapped",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); r += 7)
-           if (o[r + 1] - o[r] >= 2) std::swap(c[o[r]], c[o[r] + 1]);
-       }},
-      {"foreign column",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); ++r)
-           for (int32_t j = o[r]; j + 1 < o[r + 1]; ++j)
-             if (c[j] + 1 < c[j + 1]) {
-               ++c[j];
-               break;
-             }
-       }},
-      {"out of range",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); r += 5)
-           if (o[r + 1] > o[r]) c[o[r + 1] - 1] = 1 << 30;
-       }},
-      {"poisoned", [](const Offsets&, Cols& c) { std::fill(c.begin(), c.end(), -1); }},
-      {"ascending, not the row's",
-       [](const Offsets& o, Cols& c) {
-         for (size_t r = 0; r + 1 < o.size(); ++r)
-           for (int32_t j = o[r]; j < o[r + 1]; ++j) c[j] = j - o[r];
-       }},
-  };
   uint64_t seed = 2000;
   for (const char* method : {"", "hash", "dense_sort", "terms_sort"}) {
     const ScopedEnv forced("SPGEMM_TEST_HOST_ROW_METHOD",
@@ -124,7 +93,7 @@ TEMPLATE_TEST_CASE("numeric again reuses C's columns and recomputes changed rows
       HostProduct<V> p(convert_values<V>(m.A), partner<V>(m));
       p.symbolic(false);
       p.numeric(V(1));
-      for (const auto& [edit_name, edit] : edits) {
+      for (const auto& [edit_name, edit] : column_edits()) {
         randomize_values(p.a(), ++seed);
         randomize_values(p.b(), ++seed);
         p.poison_values();

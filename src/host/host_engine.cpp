@@ -489,10 +489,7 @@ class HostEngine final : public Engine {
           place(row, count_row(method, f, B.cols, scratch,
                                [&](auto&& term) { for_each_term(row, term); }));
         } else {
-          // (the methods that sort their columns: dense windows read theirs
-          // back in order, and a copy is one pass)
-          if (known && (method == host::RowMethod::hash || method == host::RowMethod::dense_sort ||
-                        method == host::RowMethod::terms_sort)) {
+          if (known && host::tries_known_columns(method)) {
             const Place range = place(row, -1);
             if (scratch.known.sum(cols + range.begin, values + range.begin,
                                   range.end - range.begin, base, B.cols,

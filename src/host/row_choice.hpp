@@ -105,4 +105,16 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
   return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
 }
 
+// Whether a numeric phase run again tries the row's columns already in C
+// (accumulators.hpp, KnownColumns): for the methods that sort their columns
+// (hash, dense_sort, terms_sort), whose sort and listing it spares. Dense
+// windows read theirs back in order, and a copy is one pass: with the known
+// columns tried there too, poisson2d:700 and stencil27:48 came out
+// 1.05-1.15x slower (docs/performance.md, "Numeric again: the columns
+// already in C").
+inline bool tries_known_columns(RowMethod method) {
+  return method == RowMethod::hash || method == RowMethod::dense_sort ||
+         method == RowMethod::terms_sort;
+}
+
 }  // namespace spgemm::host

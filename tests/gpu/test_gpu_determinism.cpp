@@ -53,7 +53,11 @@ struct Spec {
 // wider than one window (window by window, or where the row fits, at its
 // columns' ranks); and the last hash bin's few rows split among blocks, in
 // every value type.
-const Spec kSpecs[] = {
+//
+// Three groups, each a test case of its own, so that compute-sanitizer
+// (tests/sanitize.sh, one process a case) runs them side by side.
+// A thread a row and the sort bins:
+const Spec kThreadAndSortSpecs[] = {
     {"poisson2d:40", [] { return generate("poisson2d:40"); }},
     {"poisson2d:300", [] { return generate("poisson2d:300"); }},
     // 270,400 rows of 25 terms: a thread a row (configs/bins.hpp's thread bin)
@@ -63,9 +67,15 @@ const Spec kSpecs[] = {
     // (accumulators/thread_row.cuh's stagger)
     {"uniform:200000:5", [] { return generate("uniform:200000:5"); }},
     {"uniform:70000:8", [] { return generate("uniform:70000:8"); }},
+};
+// Warp and block hash tables, rows of B taken whole:
+const Spec kHashSpecs[] = {
     {"uniform:3000:12", [] { return generate("uniform:3000:12"); }},
     {"powerlaw:4000", [] { return generate("powerlaw:4000"); }},
     {"banded:3000:200", [] { return generate("banded:3000:200"); }},
+};
+// Repeated columns:
+const Spec kRepeatedSpecs[] = {
     {"repeated powerlaw:3000",
      [] { return with_reversed_rows(with_repeated_entries(generate("powerlaw:3000"), 5)); }},
     {"repeated banded:1000:20",
@@ -162,20 +172,38 @@ void check_spec(const Spec& spec, bool with_addend) {
   }
 }
 
-}  // namespace
-
-TEMPLATE_TEST_CASE("GPU results are the same bits on every run (deterministic default)", "[gpu]",
-                   (Layout<float, int32_t, int32_t>), (Layout<double, int32_t, int32_t>),
-                   (Layout<std::complex<double>, int64_t, int64_t>)) {
-  using V = typename TestType::Value;
+template <class Layout, size_t N>
+void check_specs(const Spec (&specs)[N]) {
+  using V = typename Layout::Value;
   Handle handle;
   int enabled = -1;
   spgemm_ok(spgemmGetDeterministic(handle.h, &enabled), "spgemmGetDeterministic");
-  REQUIRE(enabled == 1);
-  for (const Spec& spec : kSpecs) {
-    check_spec<V, typename TestType::Offset, typename TestType::Col>(spec, false);
-    check_spec<V, typename TestType::Offset, typename TestType::Col>(spec, true);
+  REQUIRE(enabled == 1);  // the default
+  for (const Spec& spec : specs) {
+    check_spec<V, typename Layout::Offset, typename Layout::Col>(spec, false);
+    check_spec<V, typename Layout::Offset, typename Layout::Col>(spec, true);
   }
+}
+
+}  // namespace
+
+#define SPGEMM_DETERMINISM_LAYOUTS                                          \
+  (Layout<float, int32_t, int32_t>), (Layout<double, int32_t, int32_t>), \
+      (Layout<std::complex<double>, int64_t, int64_t>)
+
+TEMPLATE_TEST_CASE("GPU results are the same bits on every run: a thread a row, sort bins",
+                   "[gpu]", SPGEMM_DETERMINISM_LAYOUTS) {
+  check_specs<TestType>(kThreadAndSortSpecs);
+}
+
+TEMPLATE_TEST_CASE("GPU results are the same bits on every run: hash tables", "[gpu]",
+                   SPGEMM_DETERMINISM_LAYOUTS) {
+  check_specs<TestType>(kHashSpecs);
+}
+
+TEMPLATE_TEST_CASE("GPU results are the same bits on every run: repeated columns", "[gpu]",
+                   SPGEMM_DETERMINISM_LAYOUTS) {
+  check_specs<TestType>(kRepeatedSpecs);
 }
 
 TEST_CASE("GPU results are the same bits on every run: rows of C in dense windows", "[gpu][long]") {
@@ -186,9 +214,7 @@ TEST_CASE("GPU results are the same bits on every run: rows of C in dense window
 }
 
 TEMPLATE_TEST_CASE("GPU results are the same bits on every run: the last hash bin's rows split",
-                   "[gpu][long]", (Layout<float, int32_t, int32_t>),
-                   (Layout<double, int32_t, int32_t>),
-                   (Layout<std::complex<double>, int64_t, int64_t>)) {
+                   "[gpu][long]", SPGEMM_DETERMINISM_LAYOUTS) {
   using V = typename TestType::Value;
   check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, false);
   check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, true);

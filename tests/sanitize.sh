@@ -23,6 +23,9 @@
 #                         (memcheck, initcheck)
 #   test_gpu_determinism  both orders of adds (racecheck and synccheck: the
 #                         warps' turns), without the [long] dense-window cases
+#   test_gpu_kernel_choices  every kernel of the choice table forced, on
+#                         small products, a case per index layout (racecheck
+#                         and synccheck: the most kernels for the least work)
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
@@ -65,10 +68,12 @@ runs=(
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "racecheck|test_gpu_determinism|~[long]|"
+  "racecheck|test_gpu_kernel_choices||"
   "synccheck|test_gpu_primitives||"
   "synccheck|test_gpu_spgemm||"
   "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "synccheck|test_gpu_determinism|~[long]|"
+  "synccheck|test_gpu_kernel_choices||"
   "initcheck|test_gpu_primitives||"
   "initcheck|test_gpu_spgemm||"
   "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"

@@ -87,15 +87,40 @@ void append_row(HostCsr<double>& m, const std::vector<int32_t>& cols, Rng& rng) 
 
 }  // namespace
 
+namespace {
+// The suite's matrices whose rows of C reach the dense windows, in a case of
+// their own: under racecheck (tests/sanitize.sh, a process a case) they take
+// longer than the rest of the suite together.
+bool has_long_rows_of_c(const NamedMatrix& m) {
+  return m.name == "few_long_rows" || m.name == "hub_rows";
+}
+
+// The suite's products, those with long rows of C or the others, with two
+// alphas; returns how many matrices it took.
+template <class V>
+int check_suite(bool long_rows) {
+  Handle handle;
+  int taken = 0;
+  for (const NamedMatrix& m : small_test_suite()) {
+    if (has_long_rows_of_c(m) != long_rows) continue;
+    ++taken;
+    const auto A = convert_values<V>(m.A);
+    const auto B = m.square ? A : transpose(A);
+    check_product<V>(handle.h, A, B, V(1), m.name);
+    check_product<V>(handle.h, A, B, V(-2.5), m.name + " alpha=-2.5");
+  }
+  return taken;
+}
+}  // namespace
+
 TEMPLATE_TEST_CASE("GPU SpGEMM matches the oracle on the generated suite", "[gpu]", float,
                    double) {
-  Handle handle;
-  for (const NamedMatrix& m : small_test_suite()) {
-    const auto A = convert_values<TestType>(m.A);
-    const auto B = m.square ? A : transpose(A);
-    check_product<TestType>(handle.h, A, B, TestType(1), m.name);
-    check_product<TestType>(handle.h, A, B, TestType(-2.5), m.name + " alpha=-2.5");
-  }
+  CHECK(check_suite<TestType>(false) >= 15);
+}
+
+TEMPLATE_TEST_CASE("GPU SpGEMM matches the oracle on the generated suite's long rows of C",
+                   "[gpu]", float, double) {
+  CHECK(check_suite<TestType>(true) == 2);  // (the suite's names, tests/support/generators.cpp)
 }
 
 TEMPLATE_TEST_CASE("GPU SpGEMM on degenerate shapes", "[gpu]", float, double) {
@@ -543,35 +568,61 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // configs/bins.hpp's NumericPolicy::block_row_terms; in small products, rows of C so few
 // that a block each fits, SmallPolicy::block_rows_share). Small on purpose: the
 // suite runs under racecheck.
-TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows", "[gpu]", float, double) {
-  Handle handle;
-  const Case cases[] = {
-      {"direct, warp: banded:2000:15", generate("banded:2000:15"), generate("banded:2000:15")},
-      {"direct, block: banded:2000:15 * banded:2000:20", generate("banded:2000:15"),
-       generate("banded:2000:20")},
-      {"mask, warp: 3000 x 2000 * 2000 x 2000, 12 a row", uniform_random(3000, 2000, 12, 31),
-       uniform_random(2000, 2000, 12, 32)},
-      {"mask, block: 300 x 5000 * 5000 x 5000, 30 a row", uniform_random(300, 5000, 30, 33),
-       uniform_random(5000, 5000, 30, 34)},
-      {"packed, warp, 128 slots: 3000 x 3000, 8 a row * 3000 x 400000, 12 a row",
-       uniform_random(3000, 3000, 8, 41), uniform_random(3000, 400000, 12, 42)},
-      {"packed, warp, 256 slots: 3000 x 3000 * 3000 x 400000, 12 a row",
-       uniform_random(3000, 3000, 12, 35), uniform_random(3000, 400000, 12, 36)},
+namespace {
+// (two cases, for the sanitizer's processes side by side) direct slots and
+// the bitmask, each in a warp's table and a block's
+std::vector<Case> direct_and_mask_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"direct, warp: banded:2000:15", generate("banded:2000:15"),
+                   generate("banded:2000:15")});
+  cases.push_back({"direct, block: banded:2000:15 * banded:2000:20", generate("banded:2000:15"),
+                   generate("banded:2000:20")});
+  cases.push_back({"mask, warp: 3000 x 2000 * 2000 x 2000, 12 a row",
+                   uniform_random(3000, 2000, 12, 31), uniform_random(2000, 2000, 12, 32)});
+  cases.push_back({"mask, block: 300 x 5000 * 5000 x 5000, 30 a row",
+                   uniform_random(300, 5000, 30, 33), uniform_random(5000, 5000, 30, 34)});
+  return cases;
+}
+
+// the sorts (packed keys in registers, the bitonic network) and the
+// ordered adds taking rows of B whole (ordered_loop.cuh): 81 entries in 128
+// threads; then 1100 entries of A (two chunks of the 1024 threads of the
+// bin of many terms), rows of B of two steps
+std::vector<Case> sort_and_whole_row_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"packed, warp, 128 slots: 3000 x 3000, 8 a row * 3000 x 400000, 12 a row",
+                   uniform_random(3000, 3000, 8, 41), uniform_random(3000, 400000, 12, 42)});
+  cases.push_back({"packed, warp, 256 slots: 3000 x 3000 * 3000 x 400000, 12 a row",
+                   uniform_random(3000, 3000, 12, 35), uniform_random(3000, 400000, 12, 36)});
+  cases.push_back(
       {"bitonic, warp: 3000 x 3000 * 3000 x 9000000 (columns past the packed keys'), 8 a row",
-       uniform_random(3000, 3000, 8, 43), uniform_random(3000, 9000000, 12, 44)},
-      {"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row", uniform_random(300, 3000, 30, 37),
-       uniform_random(3000, 400000, 30, 38)},
-      // the ordered adds taking rows of B whole in blocks (ordered_loop.cuh):
-      // 81 entries in 128 threads; then 1100 entries of A (two chunks of the
-      // 1024 threads of the bin of many terms), rows of B of two steps
-      {"whole rows of B, blocks of 128: banded:3000:40", generate("banded:3000:40"),
-       generate("banded:3000:40")},
-      {"whole rows of B, blocks of 1024: 20 x 3000, 1100 a row * banded:3000:600",
-       uniform_random(20, 3000, 1100, 39), generate("banded:3000:600")},
-  };
+       uniform_random(3000, 3000, 8, 43), uniform_random(3000, 9000000, 12, 44)});
+  cases.push_back({"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row",
+                   uniform_random(300, 3000, 30, 37), uniform_random(3000, 400000, 30, 38)});
+  cases.push_back({"whole rows of B, blocks of 128: banded:3000:40", generate("banded:3000:40"),
+                   generate("banded:3000:40")});
+  cases.push_back({"whole rows of B, blocks of 1024: 20 x 3000, 1100 a row * banded:3000:600",
+                   uniform_random(20, 3000, 1100, 39), generate("banded:3000:600")});
+  return cases;
+}
+
+template <class V>
+void check_ways_to_sorted_rows(const std::vector<Case>& cases) {
+  Handle handle;
   for (const Case& c : cases)
-    check_three_numeric_rounds(handle.h, convert_values<TestType>(c.A),
-                               convert_values<TestType>(c.B), TestType(-1.25), 400, c.name);
+    check_three_numeric_rounds(handle.h, convert_values<V>(c.A), convert_values<V>(c.B), V(-1.25),
+                               400, c.name);
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: direct slots, bitmask", "[gpu]",
+                   float, double) {
+  check_ways_to_sorted_rows<TestType>(direct_and_mask_cases());
+}
+
+TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: sorts, whole rows of B", "[gpu]",
+                   float, double) {
+  check_ways_to_sorted_rows<TestType>(sort_and_whole_row_cases());
 }
 
 // Where all of B's columns fit a row's table, the numeric phase maps them
@@ -631,27 +682,55 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses the structure with new values", "[g
 // 1 x 40000 row with 20000 entries: C's rows are longer than any table);
 // and rows of at most 64 terms (poisson2d:30, small too), which every
 // numeric phase sorts afresh.
+namespace {
+// One plan's numeric phase after each edit of C's columns
+// (support/column_edits.hpp), on new values, against the oracle.
+template <class V>
+void check_column_edits(const std::vector<Case>& cases) {
+  Handle handle;
+  for (const Case& c : cases) {
+    auto A = convert_values<V>(c.A);
+    auto B = convert_values<V>(c.B);
+    DeviceProduct<V> product(handle.h, A, B);
+    product.numeric(V(1));
+    uint64_t seed = 300;
+    for (const auto& [edit_name, edit] : column_edits()) {
+      randomize_values(A, ++seed);
+      randomize_values(B, ++seed);
+      product.set_values(A, B);
+      product.edit_columns(edit);
+      const std::string diff = compare_csr(product.numeric(V(-0.75), true),
+                                           reference_spgemm(A, B, V(-0.75)), default_rtol<V>());
+      INFO(c.name << ", columns " << edit_name << ": " << diff);
+      CHECK(diff.empty());
+    }
+  }
+}
+}  // namespace
+
 TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
                    float, double) {
-  Handle handle;
   const auto banded = generate("banded:3000:200");
+  check_column_edits<TestType>({
+      {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},
+      {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
+      {"banded:3000:16", generate("banded:3000:16"), generate("banded:3000:16")},
+      {"banded:3000:200", banded, banded},
+      {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
+  });
+}
+
+// The same in the bins of 512 and 1024 threads, which take rows of C of
+// 2049-8192 entries (a case of its own, for the sanitizer's processes side
+// by side).
+TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed long rows",
+                   "[gpu]", float, double) {
   const auto few = random_rect(300, 300, 0.007, 13);  // about 2 entries a row
-  // (regular: the product must reach the bins of 512 and 1024 threads)
-  struct EditCase : Case {
-    bool regular = false;
+  const std::vector<Case> cases = {
+      {"300 x 300 * 300 x 20000", few, random_rect(300, 20000, 0.1, 14)},
+      {"300 x 300 * 300 x 400000", few, random_rect(300, 400000, 0.005, 15)},
   };
-  const EditCase cases[] = {
-      {{"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")}},
-      {{"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")}},
-      {{"banded:3000:16", generate("banded:3000:16"), generate("banded:3000:16")}},
-      {{"banded:3000:200", banded, banded}},
-      {{"300 x 300 * 300 x 20000", few, random_rect(300, 20000, 0.1, 14)}, true},
-      {{"300 x 300 * 300 x 400000", few, random_rect(300, 400000, 0.005, 15)}, true},
-      {{"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)}},
-  };
-  // (those bins take rows of C of 2049-8192 entries)
-  for (const EditCase& c : cases) {
-    if (!c.regular) continue;
+  for (const Case& c : cases) {
     const HostCsr<double> C = reference_spgemm(c.A, c.B, 1.0).C;
     int64_t long_rows = 0;
     for (int64_t r = 0; r < C.rows; ++r)
@@ -659,24 +738,7 @@ TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed 
     INFO(c.name << ": " << long_rows << " rows of 2049-8192 entries");
     REQUIRE(long_rows >= 100);
   }
-  for (const Case& c : cases) {
-    auto A = convert_values<TestType>(c.A);
-    auto B = convert_values<TestType>(c.B);
-    DeviceProduct<TestType> product(handle.h, A, B);
-    product.numeric(TestType(1));
-    uint64_t seed = 300;
-    for (const auto& [edit_name, edit] : column_edits()) {
-      randomize_values(A, ++seed);
-      randomize_values(B, ++seed);
-      product.set_values(A, B);
-      product.edit_columns(edit);
-      const std::string diff =
-          compare_csr(product.numeric(TestType(-0.75), true),
-                      reference_spgemm(A, B, TestType(-0.75)), default_rtol<TestType>());
-      INFO(c.name << ", columns " << edit_name << ": " << diff);
-      CHECK(diff.empty());
-    }
-  }
+  check_column_edits<TestType>(cases);
 }
 
 TEST_CASE("GPU SpGEMM runs on a user stream", "[gpu]") {

@@ -192,7 +192,9 @@ void run_problem(const Problem& problem, const Options& opts, const RunInfo& inf
 // graphblas_runner.cpp -------------------------------------------------------
 bool graphblas_available();  // built with GraphBLAS (CMake found it)
 std::string graphblas_version();
-void graphblas_setup(int threads);  // GxB_init with counting allocators; threads > 0: GxB_NTHREADS
+// GxB_init with counting allocators (advise_huge: advise_huge_pages on its arrays);
+// threads > 0: GxB_NTHREADS
+void graphblas_setup(int threads, bool advise_huge);
 void graphblas_teardown();
 // C = A*B with GraphBLAS (b_is_a: B is A); fills rec.grb*; C copied to result
 // when given. Throws on a GraphBLAS error.

@@ -25,20 +25,28 @@ extern "C" {  // (GraphBLAS.h 7.4 declares no C linkage itself)
 namespace bench {
 namespace {
 
+bool huge_pages = false;  // --huge-pages: GraphBLAS's arrays advised as libspgemm's C
+
 void* grb_malloc(size_t bytes) {
   void* p = std::malloc(bytes);
-  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  if (!p) return p;
+  heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  if (huge_pages) advise_huge_pages(p, bytes);
   return p;
 }
 void* grb_calloc(size_t n, size_t size) {
   void* p = std::calloc(n, size);
-  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  if (!p) return p;
+  heap_count_add(static_cast<int64_t>(malloc_usable_size(p)));
+  if (huge_pages) advise_huge_pages(p, n * size);
   return p;
 }
 void* grb_realloc(void* old, size_t bytes) {
   const int64_t before = old ? static_cast<int64_t>(malloc_usable_size(old)) : 0;
   void* p = std::realloc(old, bytes);
-  if (p) heap_count_add(static_cast<int64_t>(malloc_usable_size(p)) - before);
+  if (!p) return p;
+  heap_count_add(static_cast<int64_t>(malloc_usable_size(p)) - before);
+  if (huge_pages) advise_huge_pages(p, bytes);
   return p;
 }
 void grb_free(void* p) {
@@ -133,7 +141,8 @@ std::string graphblas_version() {
                      GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB);
 }
 
-void graphblas_setup(int threads) {
+void graphblas_setup(int threads, bool advise_huge) {
+  huge_pages = advise_huge;
   check_grb(GxB_init(GrB_NONBLOCKING, grb_malloc, grb_calloc, grb_realloc, grb_free), "GxB_init");
   if (threads > 0)
     check_grb(GxB_Global_Option_set_INT32(GxB_GLOBAL_NTHREADS, threads), "GxB_Global_Option_set(NTHREADS)");
@@ -192,7 +201,7 @@ bool graphblas_available() { return false; }
 std::string graphblas_version() {
   return "not built in (CMake found no GraphBLAS, or SPGEMM_BENCH_GRAPHBLAS=OFF)";
 }
-void graphblas_setup(int) {}
+void graphblas_setup(int, bool) {}
 void graphblas_teardown() {}
 template <class V>
 void run_graphblas(const spgemm_test::HostCsr<V>&, const spgemm_test::HostCsr<V>&, bool,

@@ -83,9 +83,9 @@ Options:
                            default: OpenMP's default (OMP_NUM_THREADS or all)
   --no-graphblas           skip SuiteSparse:GraphBLAS (run beside the host
                            backend when the bench was built with it)
-  --huge-pages             the host backend's C in 2 MiB-aligned memory advised
-                           to transparent huge pages (madvise MADV_HUGEPAGE):
-                           what C's first touch costs in 4 KiB pages
+  --huge-pages             the host backend's C, and GraphBLAS's arrays, advised
+                           to transparent huge pages (madvise MADV_HUGEPAGE)
+                           where 4 MiB or more, as NumPy advises SciPy's C
   --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market),
                            e.g. for bench/host_scipy.py to time SciPy on them
   --csv FILE               write one record per matrix, all fields, as CSV
@@ -365,7 +365,8 @@ RunInfo make_run_info(const Options& opts) {
     info.timer_description += "; cuSPARSE: CUDA events on one stream";
 
   const std::string host_alloc =
-      opts.huge_pages ? "aligned_alloc/free in 2 MiB blocks, madvise MADV_HUGEPAGE" : "malloc/free";
+      opts.huge_pages ? "malloc/free, madvise MADV_HUGEPAGE from 4 MiB (GraphBLAS's too)"
+                      : "malloc/free";
   const std::string device_alloc =
       opts.alloc == AllocMode::pool
           ? "cudaMallocFromPoolAsync/cudaFreeAsync on one stream-ordered pool (freed memory kept "
@@ -424,7 +425,7 @@ int run(int argc, char** argv) {
 
   const RunInfo info = make_run_info(opts);
   if (info.have_gpu) device_setup(opts);
-  if (info.graphblas) graphblas_setup(info.host_threads);
+  if (info.graphblas) graphblas_setup(info.host_threads, opts.huge_pages);
   print_header(info, opts);
   if (default_problem)
     fmt::print("no inputs given: running the built-in default problem {}\n\n", kDefaultSpec);

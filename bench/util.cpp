@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <utility>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace bench {
 
@@ -65,6 +67,16 @@ std::string format_bytes(double bytes) {
 
 // ---- Buffer --------------------------------------------------------------------
 
+void advise_huge_pages(void* p, size_t bytes) {
+  constexpr size_t kLeast = size_t{4} << 20;  // NumPy's threshold
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (bytes < kLeast) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
+  // a hint: where the kernel gives no huge pages the memory stays usable
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 Buffer Buffer::allocate(const MemCtx& mem, size_t bytes, const char* what) {
   Buffer b;
   b.bytes_ = std::max<size_t>(bytes, 1);
@@ -74,16 +86,12 @@ Buffer Buffer::allocate(const MemCtx& mem, size_t bytes, const char* what) {
   const char* call = "";
   switch (mem.kind) {
     case MemKind::host:
-    case MemKind::host_huge: {
-      const size_t huge = size_t{2} << 20;
-      const size_t rounded = (b.bytes_ + huge - 1) / huge * huge;
-      b.ptr_ = mem.kind == MemKind::host ? std::malloc(b.bytes_) : std::aligned_alloc(huge, rounded);
+    case MemKind::host_huge:
+      b.ptr_ = std::malloc(b.bytes_);
       if (!b.ptr_)
         throw BenchError(fmt::format("allocating {} ({}) failed", what, format_bytes(bytes)));
-      // a hint: where the kernel gives no huge pages the buffer stays usable
-      if (mem.kind == MemKind::host_huge) madvise(b.ptr_, rounded, MADV_HUGEPAGE);
+      if (mem.kind == MemKind::host_huge) advise_huge_pages(b.ptr_, b.bytes_);
       return b;
-    }
     case MemKind::device_malloc:
       call = "cudaMalloc";
       err = cudaMalloc(&b.ptr_, b.bytes_);

@@ -53,8 +53,14 @@ inline cusparseIndexType_t cusparse_index_type(int bytes) {
 
 // ---- memory ------------------------------------------------------------------
 
-// host_huge: host memory in 2 MiB-aligned blocks advised to transparent huge
-// pages (madvise MADV_HUGEPAGE), so its first touch faults a page per 2 MiB.
+// Advises the pages inside [p, p + bytes) to transparent huge pages
+// (madvise MADV_HUGEPAGE) where bytes is at least 4 MiB: the policy of NumPy's
+// allocator, which SciPy's C gets by default, so that the host peers' C are
+// allocated alike (--huge-pages). Their first touch then faults a page per
+// 2 MiB where the kernel's THP setting is "madvise" or "always".
+void advise_huge_pages(void* p, size_t bytes);
+
+// host_huge: host memory advised to huge pages (advise_huge_pages).
 enum class MemKind { host, host_huge, device_malloc, device_pool };
 
 // Where and how buffers are allocated.
@@ -67,7 +73,7 @@ struct MemCtx {
 // An owning, move-only buffer (at least one byte, so it is never null).
 // device_pool: cudaMallocFromPoolAsync / cudaFreeAsync on the stream;
 // device_malloc: cudaMalloc / cudaFree; host: malloc / free (not touched);
-// host_huge: aligned_alloc / free, advised to huge pages (not touched).
+// host_huge: malloc / free, advise_huge_pages (not touched).
 class Buffer {
  public:
   Buffer() = default;

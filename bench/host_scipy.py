@@ -5,12 +5,15 @@ Market files: the CPU baseline beside spgemm-bench's host backend and
 GraphBLAS. Optional (needs scipy); spgemm-bench --save-inputs DIR writes the
 generated inputs for it.
 
-  bench/host_scipy.py [--reps N] [--warmup N] [--csv FILE] FILE.mtx[.gz] ...
+  bench/host_scipy.py [--reps N] [--warmup N] [--no-huge-pages] [--csv FILE] FILE.mtx[.gz] ...
 
 Times `A @ B` on CSR float64 (or float32 with --precision float) matrices
 with 32-bit indices, medians of --reps runs after --warmup; B = A^T is built
 before timing. SciPy's product leaves C's rows unsorted (libspgemm and
 GraphBLAS sort them); the time excludes sorting, as SciPy's users see it.
+NumPy advises its arrays of 4 MiB or more to transparent huge pages, C's
+included (spgemm-bench --huge-pages does the same for its peers);
+--no-huge-pages turns that off (numpy's _set_madvise_hugepage).
 """
 import argparse
 import csv
@@ -27,6 +30,7 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--precision", choices=["double", "float"], default="double")
+    ap.add_argument("--no-huge-pages", action="store_true")
     ap.add_argument("--csv")
     args = ap.parse_args()
     try:
@@ -37,9 +41,13 @@ def main():
     except ImportError as e:
         sys.exit(f"host_scipy.py needs numpy and scipy ({e}): pip install scipy")
     dtype = np.float64 if args.precision == "double" else np.float32
+    multiarray = np._core.multiarray if hasattr(np, "_core") else np.core.multiarray
+    huge = not args.no_huge_pages
+    multiarray._set_madvise_hugepage(huge)
     rows = []
     print(f"SciPy {scipy.__version__}, numpy {np.__version__}, {args.precision}, "
-          f"1 thread (SciPy's sparse product is serial)")
+          f"1 thread (SciPy's sparse product is serial), "
+          f"huge-page advice {'on' if huge else 'off'}")
     print(f"{'matrix':<26} {'rows':>9} {'nnz(A)':>11} {'nnz(C)':>11} {'scipy ms':>9}")
     for path in args.files:
         opener = gzip.open if path.endswith(".gz") else open
@@ -64,7 +72,8 @@ def main():
         print(f"{name:<26} {a.shape[0]:>9} {a.nnz:>11} {c.nnz:>11} {med:>9.1f}")
         rows.append({"name": name, "rows": a.shape[0], "nnz_a": a.nnz, "nnz_c": c.nnz,
                      "scipy_ms": f"{med:.3f}", "scipy": scipy.__version__,
-                     "precision": args.precision, "threads": 1, "reps": args.reps})
+                     "precision": args.precision, "threads": 1, "reps": args.reps,
+                     "huge_pages": int(huge)})
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

@@ -69,8 +69,8 @@ std::string format_bytes(double bytes) {
 
 void advise_huge_pages(void* p, size_t bytes) {
   constexpr size_t kLeast = size_t{4} << 20;  // NumPy's threshold
-  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   if (bytes < kLeast) return;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
   const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
   // a hint: where the kernel gives no huge pages the memory stays usable

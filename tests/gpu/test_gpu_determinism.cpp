@@ -108,8 +108,9 @@ const Spec kLongSpecs[] = {
 // each split among blocks that add their parts in turn
 // (kernels/numeric.cuh's split_numeric_kernel) on a device of at least 16
 // SMs; the other rows about 1,600 terms (6 M products: not small).
-const Spec kSplitSpec = {"longrows:3000:8:2000:40",
-                         [] { return generate("longrows:3000:8:2000:40"); }};
+const Spec kSplitSpecs[] = {
+    {"longrows:3000:8:2000:40", [] { return generate("longrows:3000:8:2000:40"); }},
+};
 
 template <class V, class Offset, class Col>
 struct Runs {
@@ -207,17 +208,12 @@ TEMPLATE_TEST_CASE("GPU results are the same bits on every run: repeated columns
 }
 
 TEST_CASE("GPU results are the same bits on every run: rows of C in dense windows", "[gpu][long]") {
-  for (const Spec& spec : kLongSpecs) {
-    check_spec<double, int32_t, int32_t>(spec, false);
-    check_spec<double, int32_t, int32_t>(spec, true);
-  }
+  check_specs<Layout<double, int32_t, int32_t>>(kLongSpecs);
 }
 
 TEMPLATE_TEST_CASE("GPU results are the same bits on every run: the last hash bin's rows split",
                    "[gpu][long]", SPGEMM_DETERMINISM_LAYOUTS) {
-  using V = typename TestType::Value;
-  check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, false);
-  check_spec<V, typename TestType::Offset, typename TestType::Col>(kSplitSpec, true);
+  check_specs<TestType>(kSplitSpecs);
 }
 
 int main(int argc, char** argv) { return run_catch_tests(argc, argv, gpu_skip_reason()); }

@@ -139,8 +139,8 @@ void print_header(const RunInfo& info, const Options& opts) {
   else if (info.lib_on_host)
     line("GraphBLAS", info.graphblas_version + (opts.no_graphblas ? " (--no-graphblas)" : ""));
   line("peak MB", info.lib_on_host
-                      ? "heap held during a product beyond A, B and C (libspgemm: operator new;"
-                        "\n                 GraphBLAS: its allocator)"
+                      ? "heap held during a product beyond A, B and C: the peak, C included, less C"
+                        "\n                 (libspgemm: operator new and C's arrays; GraphBLAS: its allocator)"
                       : "lib: spgemmGetMemoryUsage peak workspace; cuSPARSE: buffer1 + buffer2");
   line("started", info.started);
   fmt::print("\n");

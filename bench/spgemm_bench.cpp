@@ -113,8 +113,10 @@ Timings, per matrix (ms, medians over the timed runs):
                  C = A*B (GrB_Matrix_new, GrB_mxm with PLUS_TIMES, GrB_Matrix_wait),
                  same inputs and threads; 'GrB/lib' = GraphBLAS total / lib total;
                  host peak MB (both): the most heap bytes held during a
-                 product beyond A, B and C (libspgemm's through operator new,
-                 GraphBLAS's through its allocator)
+                 product beyond A, B and C: the peak of what is held, C's
+                 arrays included (libspgemm's scratch through operator new
+                 and its C as the bench allocates it, GraphBLAS's through its
+                 allocator), less C
   check          AGREE when both C's have identical row offsets and column
                  indices and |x - y| <= tol * max|C(i,:)| for every entry
                  (tol 1e-10 double, 1e-4 float; complex: the real parts and

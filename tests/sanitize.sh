@@ -25,7 +25,10 @@
 #                         warps' turns), without the [long] dense-window cases
 #   test_gpu_kernel_choices  every kernel of the choice table forced, on
 #                         small products, a case per index layout (racecheck
-#                         and synccheck: the most kernels for the least work)
+#                         and synccheck: the most kernels for the least work),
+#                         its products in 4 slices (SPGEMM_TEST_CHOICE_SLICE),
+#                         a run each: the 8 cases of one process each take
+#                         over 400 s under racecheck (docs/testing.md)
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
@@ -57,7 +60,8 @@ log_dir=${2:-$build/sanitize}
 timeout_s=${SANITIZE_TIMEOUT:-900}
 tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 
-# ---- what runs: tool | binary | Catch2 test filter | environment ------------
+# ---- what runs: tool | binary | Catch2 test filter | environment | name -----
+# (name: what tells a run's logs from another's of the same tool and binary)
 runs=(
   "memcheck|test_gpu_primitives||"
   "memcheck|test_gpu_spgemm||"
@@ -68,12 +72,18 @@ runs=(
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "racecheck|test_gpu_determinism|~[long]|"
-  "racecheck|test_gpu_kernel_choices||"
+  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=0/4|slice0"
+  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=1/4|slice1"
+  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=2/4|slice2"
+  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=3/4|slice3"
   "synccheck|test_gpu_primitives||"
   "synccheck|test_gpu_spgemm||"
   "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "synccheck|test_gpu_determinism|~[long]|"
-  "synccheck|test_gpu_kernel_choices||"
+  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=0/4|slice0"
+  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=1/4|slice1"
+  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=2/4|slice2"
+  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=3/4|slice3"
   "initcheck|test_gpu_primitives||"
   "initcheck|test_gpu_spgemm||"
   "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
@@ -153,10 +163,11 @@ sanitize_one() {
 }
 
 # A binary's cases (those the filter selects) one process each, SANITIZE_JOBS
-# at a time; the cases' logs in LOG_DIR/TOOL-BINARY/. Prints one verdict for
-# all: PASS, or FAIL with the cases that did not pass.
+# at a time; the cases' logs in LOG_DIR/RUN/ (RUN: TOOL-BINARY, with the
+# run's name if it has one). Prints one verdict for all: PASS, or FAIL with
+# the cases that did not pass.
 sanitize_each_case() {
-  local tool=$1 binary=$2 filter=$3 envs=$4 dir="$log_dir/$1-$2"
+  local tool=$1 binary=$2 filter=$3 envs=$4 dir="$log_dir/$5"
   mkdir -p "$dir"
   "$bin_dir/$binary" --list-test-names-only ${filter:+"$filter"} | sed '/^$/d' >"$dir/cases.txt"
   [ -s "$dir/cases.txt" ] || { echo "FAIL no cases"; return; }
@@ -189,22 +200,23 @@ results=()
 failed=0
 skipped=0
 for run in "${runs[@]}"; do
-  IFS='|' read -r tool binary filter envs <<<"$run"
+  IFS='|' read -r tool binary filter envs name <<<"$run"
   filter=${SANITIZE_FILTER:-$filter}
   case " $tools " in *" $tool "*) ;; *) continue ;; esac
   case " ${SANITIZE_BINARIES:-$binary} " in *" $binary "*) ;; *) continue ;; esac
-  log="$log_dir/$tool-$binary.log"
+  run_name="$tool-$binary${name:+-$name}"
+  log="$log_dir/$run_name.log"
   started=$SECONDS
   if [ ! -x "$bin_dir/$binary" ]; then
     result="FAIL binary missing"
   elif case " ${SANITIZE_EACH_CASE-racecheck} " in *" $tool "*) true ;; *) false ;; esac; then
-    result=$(sanitize_each_case "$tool" "$binary" "$filter" "$envs")
+    result=$(sanitize_each_case "$tool" "$binary" "$filter" "$envs" "$run_name")
   else
     result=$(sanitize_one "$tool" "$binary" "$log" "$envs" ${filter:+"$filter"})
   fi
   elapsed=$((SECONDS - started))
   case $result in PASS*) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
-  line=$(printf "%-10s %-22s %-40s %5ss" "$tool" "$binary" "$result" "$elapsed")
+  line=$(printf "%-10s %-22s %-40s %5ss" "$tool" "$binary${name:+ $name}" "$result" "$elapsed")
   echo "$line"
   results+=("$line")
 done

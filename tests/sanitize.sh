@@ -41,8 +41,10 @@
 # Environment: COMPUTE_SANITIZER (the binary), SANITIZE_TIMEOUT (seconds per
 # run, or per case, default 900), SANITIZE_TOOLS (e.g. "memcheck initcheck";
 # default all four), SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default
-# every binary below), SANITIZE_EACH_CASE (the tools that run case by case,
-# default "racecheck"; "" for none), SANITIZE_JOBS (cases at a time, default 4),
+# every binary below), SANITIZE_NAMES (e.g. "slice2 slice3": of the runs
+# that have a name, only these), SANITIZE_EACH_CASE (the tools that run
+# case by case, default "racecheck"; "" for none), SANITIZE_JOBS (cases at
+# a time, default 4),
 # SANITIZE_FILTER (a Catch2 test spec in place of every run's own filter, e.g.
 # to finish the cases that a cut-off run left: "[long]" or a case's name).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
@@ -204,6 +206,7 @@ for run in "${runs[@]}"; do
   filter=${SANITIZE_FILTER:-$filter}
   case " $tools " in *" $tool "*) ;; *) continue ;; esac
   case " ${SANITIZE_BINARIES:-$binary} " in *" $binary "*) ;; *) continue ;; esac
+  [ -z "$name" ] || case " ${SANITIZE_NAMES:-$name} " in *" $name "*) ;; *) continue ;; esac
   run_name="$tool-$binary${name:+-$name}"
   log="$log_dir/$run_name.log"
   started=$SECONDS

@@ -26,8 +26,8 @@
 #   test_gpu_kernel_choices  every kernel of the choice table forced, on
 #                         small products, a case per index layout (racecheck
 #                         and synccheck: the most kernels for the least work),
-#                         its products in 4 slices (SPGEMM_TEST_CHOICE_SLICE),
-#                         a run each: the 8 cases of one process each take
+#                         its products in slices (choice_slices below), a
+#                         run each: the 8 cases of one process each take
 #                         over 400 s under racecheck (docs/testing.md)
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
@@ -64,6 +64,15 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 
 # ---- what runs: tool | binary | Catch2 test filter | environment | name -----
 # (name: what tells a run's logs from another's of the same tool and binary)
+# test_gpu_kernel_choices's runs under a tool: its products in choice_slices
+# slices (SPGEMM_TEST_CHOICE_SLICE), a run named sliceK each.
+choice_slices=4
+add_choice_slices() {
+  local k
+  for ((k = 0; k < choice_slices; ++k)); do
+    runs+=("$1|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=$k/$choice_slices|slice$k")
+  done
+}
 runs=(
   "memcheck|test_gpu_primitives||"
   "memcheck|test_gpu_spgemm||"
@@ -74,18 +83,16 @@ runs=(
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "racecheck|test_gpu_determinism|~[long]|"
-  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=0/4|slice0"
-  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=1/4|slice1"
-  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=2/4|slice2"
-  "racecheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=3/4|slice3"
+)
+add_choice_slices racecheck
+runs+=(
   "synccheck|test_gpu_primitives||"
   "synccheck|test_gpu_spgemm||"
   "synccheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
   "synccheck|test_gpu_determinism|~[long]|"
-  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=0/4|slice0"
-  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=1/4|slice1"
-  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=2/4|slice2"
-  "synccheck|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_SLICE=3/4|slice3"
+)
+add_choice_slices synccheck
+runs+=(
   "initcheck|test_gpu_primitives||"
   "initcheck|test_gpu_spgemm||"
   "initcheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"

@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace spgemm_test;
@@ -109,10 +110,10 @@ std::vector<Shaped> products_of_slice(int& n) {
     if (std::sscanf(slice, "%d/%d%c", &k, &n, &rest) != 2 || n < 1 || k < 0 || k >= n)
       FAIL("SPGEMM_TEST_CHOICE_SLICE must be k/n with 0 <= k < n, got '" << slice << "'");
   }
+  std::vector<Shaped> all = shaped_products();
   std::vector<Shaped> out;
-  const std::vector<Shaped> all = shaped_products();
-  for (size_t i = 0; i < all.size(); ++i)
-    if (static_cast<int>(i % static_cast<size_t>(n)) == k) out.push_back(all[i]);
+  for (size_t i = static_cast<size_t>(k); i < all.size(); i += static_cast<size_t>(n))
+    out.push_back(std::move(all[i]));
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -132,6 +133,7 @@ void check_kernels() {
   {
     const ScopedEnv logging("SPGEMM_TEST_GPU_CHOICE_LOG", log);
     for (const Shaped& shaped : products_of_slice(slices)) {
+      const auto started = std::chrono::steady_clock::now();
       const ShapedCase<V> c(shaped);
       ProductOptions<V> options;
       if (c.D) {
@@ -149,6 +151,11 @@ void check_kernels() {
         if (!diff.empty())
           failures.push_back(c.name + ", '" + run + "': " + diff);
       }
+      // a line per product, so that a run cut short by its time limit (as
+      // under compute-sanitizer) tells how far it came and where time went
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+      std::printf("%s (%s): %.1f s\n", c.name.c_str(), log.c_str(), took.count());
+      std::fflush(stdout);
     }
   }
   for (const std::string& f : failures) FAIL_CHECK(f);

@@ -102,19 +102,36 @@ const char* const kNumericKernels[] = {"thread_row", "sort_row_1",      "sort_ro
 // The products a process takes: all, or with SPGEMM_TEST_CHOICE_SLICE=k/n
 // those whose index is k modulo n, so that compute-sanitizer's runs
 // (tests/sanitize.sh) split the products among processes that each end
-// within their time limit. Sets n (1: all).
+// within their time limit. With SPGEMM_TEST_CHOICE_STRIDE=s, of each
+// product the rows of A (and D) whose index is a multiple of s: rows of the
+// same shapes, fewer of them, for racecheck, whose time grows with the
+// shared-memory accesses; whether they still reach every kernel the run
+// without a slice tells. Sets n (1: all).
 std::vector<Shaped> products_of_slice(int& n) {
   n = 1;
   int k = 0;
+  long long stride = 1;
+  char rest = 0;
   if (const char* slice = std::getenv("SPGEMM_TEST_CHOICE_SLICE")) {
-    char rest = 0;
     if (std::sscanf(slice, "%d/%d%c", &k, &n, &rest) != 2 || n < 1 || k < 0 || k >= n)
       FAIL("SPGEMM_TEST_CHOICE_SLICE must be k/n with 0 <= k < n, got '" << slice << "'");
   }
+  if (const char* every = std::getenv("SPGEMM_TEST_CHOICE_STRIDE")) {
+    if (std::sscanf(every, "%lld%c", &stride, &rest) != 1 || stride < 1)
+      FAIL("SPGEMM_TEST_CHOICE_STRIDE must be a positive count of rows, got '" << every << "'");
+  }
   std::vector<Shaped> all = shaped_products();
   std::vector<Shaped> out;
-  for (size_t i = static_cast<size_t>(k); i < all.size(); i += static_cast<size_t>(n))
-    out.push_back(std::move(all[i]));
+  for (size_t i = static_cast<size_t>(k); i < all.size(); i += static_cast<size_t>(n)) {
+    Shaped& s = all[i];
+    if (stride > 1) {
+      std::vector<int64_t> which;
+      for (int64_t r = 0; r < s.A.rows; r += stride) which.push_back(r);
+      s.A = select_rows(s.A, which);
+      if (s.D) s.D = select_rows(*s.D, which);
+    }
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

@@ -93,4 +93,20 @@ int64_t product_count(const HostCsr<VA>& a, const HostCsr<VB>& b) {
   return total;
 }
 
+// The rows `which` of m, in that order.
+template <class V>
+HostCsr<V> select_rows(const HostCsr<V>& m, const std::vector<int64_t>& which) {
+  HostCsr<V> out;
+  out.rows = static_cast<int64_t>(which.size());
+  out.cols = m.cols;
+  for (int64_t r : which) {
+    out.col_ind.insert(out.col_ind.end(), m.col_ind.begin() + m.row_offsets[r],
+                       m.col_ind.begin() + m.row_offsets[r + 1]);
+    out.values.insert(out.values.end(), m.values.begin() + m.row_offsets[r],
+                      m.values.begin() + m.row_offsets[r + 1]);
+    out.row_offsets.push_back(static_cast<int32_t>(out.col_ind.size()));
+  }
+  return out;
+}
+
 }  // namespace spgemm_test

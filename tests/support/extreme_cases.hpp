@@ -64,22 +64,6 @@ HostCsr<V> covering_rows(int64_t k, int64_t n, int64_t extra, uint64_t seed) {
   });
 }
 
-// The rows `which` of m, in that order.
-template <class V>
-HostCsr<V> select_rows(const HostCsr<V>& m, const std::vector<int64_t>& which) {
-  HostCsr<V> out;
-  out.rows = static_cast<int64_t>(which.size());
-  out.cols = m.cols;
-  for (int64_t r : which) {
-    out.col_ind.insert(out.col_ind.end(), m.col_ind.begin() + m.row_offsets[r],
-                       m.col_ind.begin() + m.row_offsets[r + 1]);
-    out.values.insert(out.values.end(), m.values.begin() + m.row_offsets[r],
-                      m.values.begin() + m.row_offsets[r + 1]);
-    out.row_offsets.push_back(static_cast<int32_t>(out.col_ind.size()));
-  }
-  return out;
-}
-
 // C = alpha * A * B checked against the oracle on `samples` rows spread over
 // A (first and last included): "" or the first difference.
 template <class V>

@@ -135,6 +135,23 @@ std::vector<Shaped> products_of_slice(int& n) {
   return out;
 }
 
+// The kernels ("phase kernel") that the choice log names from its line
+// `from` on; sets `from` to the log's end.
+std::set<std::string> kernels_logged(const std::string& log, size_t& from) {
+  std::set<std::string> out;
+  std::ifstream in(log);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line); ++n) {
+    if (n < from) continue;
+    std::istringstream words(line);
+    std::string phase, kernel;
+    words >> phase >> kernel;
+    out.insert(phase + " " + kernel);
+  }
+  from = n;
+  return out;
+}
+
 // Every product of shaped_products (of the slice) in layout L, every run,
 // against the oracle; then, for all products, every kernel of the table
 // must be in the log.
@@ -146,6 +163,8 @@ void check_kernels() {
                           std::to_string(sizeof(typename L::Col)) + ".log";
   std::remove(log.c_str());
   std::vector<std::string> failures;
+  std::set<std::string> chosen;
+  size_t logged = 0;
   int slices = 1;
   {
     const ScopedEnv logging("SPGEMM_TEST_GPU_CHOICE_LOG", log);
@@ -168,10 +187,17 @@ void check_kernels() {
         if (!diff.empty())
           failures.push_back(c.name + ", '" + run + "': " + diff);
       }
-      // a line per product, so that a run cut short by its time limit (as
-      // under compute-sanitizer) tells how far it came and where time went
+      // a line per product with its time and kernels, so that a run cut
+      // short by its time limit (as under compute-sanitizer) tells how far
+      // it came and where the time went
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      std::printf("%s (%s): %.1f s\n", c.name.c_str(), log.c_str(), took.count());
+      std::string kernels;
+      for (const std::string& k : kernels_logged(log, logged)) {
+        kernels += (kernels.empty() ? "" : ", ") + k;
+        chosen.insert(k);
+      }
+      std::printf("%s (%s): %.1f s: %s\n", c.name.c_str(), log.c_str(), took.count(),
+                  kernels.c_str());
       std::fflush(stdout);
     }
   }
@@ -180,14 +206,6 @@ void check_kernels() {
   if (slices > 1) {  // a slice need not reach every kernel
     std::remove(log.c_str());
     return;
-  }
-  std::set<std::string> chosen;
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream words(line);
-    std::string phase, kernel;
-    words >> phase >> kernel;
-    chosen.insert(phase + " " + kernel);
   }
   for (const char* k : kSymbolicKernels) {
     INFO("symbolic " << k);

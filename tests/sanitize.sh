@@ -26,14 +26,11 @@
 #   test_gpu_kernel_choices  every kernel of the choice table forced, on
 #                         small products, a case per index layout (racecheck
 #                         and synccheck: the most kernels for the least work),
-#                         every choice_stride-th row of A (choice_stride
-#                         below: rows of the same shapes, fewer of them; the
-#                         test run whole with that stride checks that they
-#                         still reach every kernel), its products in slices
-#                         (choice_slices),
-#                         a run each: with all rows, a slice of a quarter of
-#                         the products takes 500 s and more under racecheck
-#                         (docs/testing.md)
+#                         the products thinned (SPGEMM_TEST_CHOICE_THIN: of
+#                         some, every 16th row of A, which runs the same
+#                         kernels) and one a run (choice_slices below): with
+#                         all rows, 8 processes of a quarter of the products
+#                         each run over 500 s under racecheck (docs/testing.md)
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
@@ -69,15 +66,13 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 
 # ---- what runs: tool | binary | Catch2 test filter | environment | name -----
 # (name: what tells a run's logs from another's of the same tool and binary)
-# test_gpu_kernel_choices's runs under a tool: every choice_stride-th row
-# of A (SPGEMM_TEST_CHOICE_STRIDE), its products in choice_slices slices
-# (SPGEMM_TEST_CHOICE_SLICE), a run named sliceK each.
-choice_stride=16
-choice_slices=2
+# test_gpu_kernel_choices's runs under a tool: its products thinned, in
+# choice_slices slices (SPGEMM_TEST_CHOICE_SLICE), a run named sliceK each.
+choice_slices=13
 add_choice_slices() {
   local k
   for ((k = 0; k < choice_slices; ++k)); do
-    runs+=("$1|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_STRIDE=$choice_stride SPGEMM_TEST_CHOICE_SLICE=$k/$choice_slices|slice$k")
+    runs+=("$1|test_gpu_kernel_choices||SPGEMM_TEST_CHOICE_THIN=1 SPGEMM_TEST_CHOICE_SLICE=$k/$choice_slices|slice$k")
   done
 }
 runs=(

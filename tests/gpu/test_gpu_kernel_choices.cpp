@@ -29,52 +29,70 @@ using namespace spgemm_test;
 
 namespace {
 
+// A product and the stride of the rows of A (and D) it keeps under
+// compute-sanitizer (SPGEMM_TEST_CHOICE_THIN=1): every thin-th row where
+// those rows run the kernels that all of them run (measured in every
+// stride up to 32 on an H100, docs/testing.md), so that racecheck, whose
+// time grows with the shared-memory accesses, ends within its limit.
+struct ChoiceProduct {
+  Shaped shaped;
+  int64_t thin = 1;
+};
+
 // Small enough that every product takes milliseconds; each comment names
 // the kernels its rows are meant for (on an H100 or H200).
-std::vector<Shaped> shaped_products() {
-  std::vector<Shaped> out;
+std::vector<ChoiceProduct> shaped_products() {
+  std::vector<ChoiceProduct> out;
   const auto poisson = poisson2d_5pt(60);  // 3,600 rows of 25 terms
   // small warp rows, sort rows of K = 1; forced: thread rows, warp hashes
-  out.push_back({"poisson2d:60", poisson, poisson, std::nullopt});
+  // (not thinned: of every fourth row, a small product's rows take a block
+  // each)
+  out.push_back({{"poisson2d:60", poisson, poisson, std::nullopt}});
   // the same with D (the kernels compiled with the addend)
-  out.push_back({"poisson2d:60 + D", poisson, poisson, poisson2d_5pt(60, 2)});
+  out.push_back({{"poisson2d:60 + D", poisson, poisson, poisson2d_5pt(60, 2)}});
   // a small product of few rows: a block a row
   const auto few = uniform_random(200, 200, 5, 3);
-  out.push_back({"200 rows of 25 terms", few, few, std::nullopt});
+  out.push_back({{"200 rows of 25 terms", few, few, std::nullopt}});
   // rows of ~36 terms: sort rows of K = 2
   const auto k2 = uniform_random(3000, 3000, 6, 4);
-  out.push_back({"rows of 36 terms", k2, k2, std::nullopt});
+  out.push_back({{"rows of 36 terms", k2, k2, std::nullopt}});
   // rows of ~100 terms: warp hashes in both phases
   const auto warp = uniform_random(3000, 3000, 10, 5);
-  out.push_back({"rows of 100 terms", warp, warp, std::nullopt});
+  out.push_back({{"rows of 100 terms", warp, warp, std::nullopt}, 16});
   // B wider than the small tables' bits, rows of ~30 terms: a bitmask over
   // the row's range where ranges are measured, matched columns
-  out.push_back({"rows of 30 terms over 20000 columns", uniform_random(3000, 20000, 3, 6),
-                 uniform_random(20000, 20000, 10, 7), std::nullopt});
+  out.push_back({{"rows of 30 terms over 20000 columns", uniform_random(3000, 20000, 3, 6),
+                  uniform_random(20000, 20000, 10, 7), std::nullopt}});
   // narrow ranges of many terms: the range bitmask of larger warp bins
+  // (not thinned: with every second row the ranges are not measured)
   const auto band = banded(20000, 8, 8);
-  out.push_back({"banded:20000:8", band, band, std::nullopt});
+  out.push_back({{"banded:20000:8", band, band, std::nullopt}});
   // block rows, long rows of B: block hashes, lean and regular
   const auto wide_b = uniform_random(20000, 20000, 20, 9);
-  out.push_back({"block rows over rows of B of 20", uniform_random(2000, 20000, 40, 10), wide_b,
-                 std::nullopt});
+  out.push_back({{"block rows over rows of B of 20", uniform_random(2000, 20000, 40, 10), wide_b,
+                  std::nullopt},
+                 16});
   // block rows over rows of B of 8: numbered symbolic blocks
-  out.push_back({"block rows over rows of B of 8", uniform_random(2000, 20000, 100, 11),
-                 uniform_random(20000, 20000, 8, 12), std::nullopt});
+  out.push_back({{"block rows over rows of B of 8", uniform_random(2000, 20000, 100, 11),
+                  uniform_random(20000, 20000, 8, 12), std::nullopt},
+                 16});
   // rows of the last hash bin, B within its table: deferred rows of B in
   // the symbolic phase, rows split among blocks where forced
   // (the last hash bin holds rows of at most 8192 nnz where its table fits
   // the shared memory, of 4096 for complex128's wider slots: ~5000 and
   // ~2500 nnz)
   const auto b_in_table = uniform_random(8000, 8000, 20, 14);
-  out.push_back({"last hash bin rows", uniform_random(32, 8000, 400, 13), b_in_table,
-                 std::nullopt});
-  out.push_back({"rows of 2500 nnz", uniform_random(32, 8000, 150, 17), b_in_table,
-                 std::nullopt});
+  out.push_back({{"last hash bin rows", uniform_random(32, 8000, 400, 13), b_in_table,
+                  std::nullopt},
+                 16});
+  out.push_back({{"rows of 2500 nnz", uniform_random(32, 8000, 150, 17), b_in_table,
+                  std::nullopt},
+                 16});
   // rows beyond every table: dense windows in both phases, with and without D
   const auto long_a = uniform_random(64, 20000, 1000, 15);
-  out.push_back({"rows of 20000 terms", long_a, wide_b, std::nullopt});
-  out.push_back({"rows of 20000 terms + D", long_a, wide_b, uniform_random(64, 20000, 50, 16)});
+  out.push_back({{"rows of 20000 terms", long_a, wide_b, std::nullopt}, 16});
+  out.push_back(
+      {{"rows of 20000 terms + D", long_a, wide_b, uniform_random(64, 20000, 50, 16)}, 16});
   return out;
 }
 
@@ -102,31 +120,27 @@ const char* const kNumericKernels[] = {"thread_row", "sort_row_1",      "sort_ro
 // The products a process takes: all, or with SPGEMM_TEST_CHOICE_SLICE=k/n
 // those whose index is k modulo n, so that compute-sanitizer's runs
 // (tests/sanitize.sh) split the products among processes that each end
-// within their time limit. With SPGEMM_TEST_CHOICE_STRIDE=s, of each
-// product the rows of A (and D) whose index is a multiple of s: rows of the
-// same shapes, fewer of them, for racecheck, whose time grows with the
-// shared-memory accesses; whether they still reach every kernel the run
-// without a slice tells. Sets n (1: all).
+// within their time limit; with SPGEMM_TEST_CHOICE_THIN=1 each thinned
+// (ChoiceProduct::thin). Sets n (1: all).
 std::vector<Shaped> products_of_slice(int& n) {
   n = 1;
   int k = 0;
-  long long stride = 1;
-  char rest = 0;
   if (const char* slice = std::getenv("SPGEMM_TEST_CHOICE_SLICE")) {
+    char rest = 0;
     if (std::sscanf(slice, "%d/%d%c", &k, &n, &rest) != 2 || n < 1 || k < 0 || k >= n)
       FAIL("SPGEMM_TEST_CHOICE_SLICE must be k/n with 0 <= k < n, got '" << slice << "'");
   }
-  if (const char* every = std::getenv("SPGEMM_TEST_CHOICE_STRIDE")) {
-    if (std::sscanf(every, "%lld%c", &stride, &rest) != 1 || stride < 1)
-      FAIL("SPGEMM_TEST_CHOICE_STRIDE must be a positive count of rows, got '" << every << "'");
-  }
-  std::vector<Shaped> all = shaped_products();
+  const char* thin = std::getenv("SPGEMM_TEST_CHOICE_THIN");
+  const bool thinned = thin && std::string(thin) == "1";
+  if (thin && !thinned && std::string(thin) != "0")
+    FAIL("SPGEMM_TEST_CHOICE_THIN must be 0 or 1, got '" << thin << "'");
+  std::vector<ChoiceProduct> all = shaped_products();
   std::vector<Shaped> out;
   for (size_t i = static_cast<size_t>(k); i < all.size(); i += static_cast<size_t>(n)) {
-    Shaped& s = all[i];
-    if (stride > 1) {
+    Shaped& s = all[i].shaped;
+    if (thinned && all[i].thin > 1) {
       std::vector<int64_t> which;
-      for (int64_t r = 0; r < s.A.rows; r += stride) which.push_back(r);
+      for (int64_t r = 0; r < s.A.rows; r += all[i].thin) which.push_back(r);
       s.A = select_rows(s.A, which);
       if (s.D) s.D = select_rows(*s.D, which);
     }

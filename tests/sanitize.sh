@@ -28,9 +28,10 @@
 #                         and synccheck: the most kernels for the least work),
 #                         the products thinned (SPGEMM_TEST_CHOICE_THIN: of
 #                         some, every 16th row of A, which runs the same
-#                         kernels) and one a run (choice_slices below): with
-#                         all rows, 8 processes of a quarter of the products
-#                         each run over 500 s under racecheck (docs/testing.md)
+#                         kernels), half a product's runs a run of the tool
+#                         (choice_slices below): with all rows, 8 processes
+#                         of a quarter of the products each run over 500 s
+#                         under racecheck (docs/testing.md)
 # Left out: test_gpu_real_matrices and test_gpu_limits (billions of products:
 # hours under the sanitizer).
 #
@@ -66,9 +67,10 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 
 # ---- what runs: tool | binary | Catch2 test filter | environment | name -----
 # (name: what tells a run's logs from another's of the same tool and binary)
-# test_gpu_kernel_choices's runs under a tool: its products thinned, in
-# choice_slices slices (SPGEMM_TEST_CHOICE_SLICE), a run named sliceK each.
-choice_slices=13
+# test_gpu_kernel_choices's runs under a tool: its products thinned, their
+# runs in choice_slices slices (SPGEMM_TEST_CHOICE_SLICE: 13 products of 8
+# runs, so half a product each), a run named sliceK each.
+choice_slices=26
 add_choice_slices() {
   local k
   for ((k = 0; k < choice_slices; ++k)); do

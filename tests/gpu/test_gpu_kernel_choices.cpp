@@ -117,12 +117,20 @@ const char* const kNumericKernels[] = {"thread_row", "sort_row_1",      "sort_ro
                                        "warp_hash",  "block_hash",      "block_hash_lean",
                                        "split_row",  "dense_window"};
 
-// The products a process takes: all, or with SPGEMM_TEST_CHOICE_SLICE=k/n
-// those whose index is k modulo n, so that compute-sanitizer's runs
-// (tests/sanitize.sh) split the products among processes that each end
-// within their time limit; with SPGEMM_TEST_CHOICE_THIN=1 each thinned
-// (ChoiceProduct::thin). Sets n (1: all).
-std::vector<Shaped> products_of_slice(int& n) {
+// A product and the runs of it (of kRuns) that a process takes.
+struct ProductRuns {
+  Shaped shaped;
+  std::vector<const char*> runs;
+};
+
+// The products and runs a process takes: all, or with
+// SPGEMM_TEST_CHOICE_SLICE=k/n the k-th of n equal parts of the (product,
+// run) pairs in order (with n the number of products, a product each), so
+// that compute-sanitizer's runs (tests/sanitize.sh) split the work among
+// processes that each end within their time limit; with
+// SPGEMM_TEST_CHOICE_THIN=1 each product thinned (ChoiceProduct::thin).
+// Sets n (1: all).
+std::vector<ProductRuns> products_of_slice(int& n) {
   n = 1;
   int k = 0;
   if (const char* slice = std::getenv("SPGEMM_TEST_CHOICE_SLICE")) {
@@ -135,16 +143,23 @@ std::vector<Shaped> products_of_slice(int& n) {
   if (thin && !thinned && std::string(thin) != "0")
     FAIL("SPGEMM_TEST_CHOICE_THIN must be 0 or 1, got '" << thin << "'");
   std::vector<ChoiceProduct> all = shaped_products();
-  std::vector<Shaped> out;
-  for (size_t i = static_cast<size_t>(k); i < all.size(); i += static_cast<size_t>(n)) {
-    Shaped& s = all[i].shaped;
-    if (thinned && all[i].thin > 1) {
-      std::vector<int64_t> which;
-      for (int64_t r = 0; r < s.A.rows; r += all[i].thin) which.push_back(r);
-      s.A = select_rows(s.A, which);
-      if (s.D) s.D = select_rows(*s.D, which);
+  const size_t runs = std::size(kRuns), pairs = all.size() * runs;
+  const size_t first = pairs * static_cast<size_t>(k) / static_cast<size_t>(n);
+  const size_t last = pairs * static_cast<size_t>(k + 1) / static_cast<size_t>(n);
+  std::vector<ProductRuns> out;
+  for (size_t pair = first; pair < last; ++pair) {
+    const size_t i = pair / runs;
+    if (out.empty() || pair % runs == 0) {
+      Shaped& s = all[i].shaped;
+      if (thinned && all[i].thin > 1) {
+        std::vector<int64_t> which;
+        for (int64_t r = 0; r < s.A.rows; r += all[i].thin) which.push_back(r);
+        s.A = select_rows(s.A, which);
+        if (s.D) s.D = select_rows(*s.D, which);
+      }
+      out.push_back({std::move(s), {}});
     }
-    out.push_back(std::move(s));
+    out.back().runs.push_back(kRuns[pair % runs]);
   }
   return out;
 }
@@ -182,16 +197,16 @@ void check_kernels() {
   int slices = 1;
   {
     const ScopedEnv logging("SPGEMM_TEST_GPU_CHOICE_LOG", log);
-    for (const Shaped& shaped : products_of_slice(slices)) {
+    for (const ProductRuns& product : products_of_slice(slices)) {
       const auto started = std::chrono::steady_clock::now();
-      const ShapedCase<V> c(shaped);
+      const ShapedCase<V> c(product.shaped);
       ProductOptions<V> options;
       if (c.D) {
         options.D = &*c.D;
         options.D2 = &*c.D2;
         options.beta = c.beta;
       }
-      for (const char* run : kRuns) {
+      for (const char* run : product.runs) {
         const ScopedEnv forced("SPGEMM_TEST_GPU_CHOICE", run);
         Handle handle;
         const auto got = layout_product<V, typename L::Offset, typename L::Col>(

@@ -21,8 +21,13 @@
 #                         synccheck look inside kernels, which the other runs cover)
 #   test_gpu_reliability  input checks, unsorted input, exhausted memory
 #                         (memcheck, initcheck)
-#   test_gpu_determinism  both orders of adds (racecheck and synccheck: the
-#                         warps' turns), without the [long] dense-window cases
+#   test_gpu_determinism  the warps' turns of the ordered adds (synccheck),
+#                         without the [long] dense-window cases; under
+#                         racecheck only its unsorted rows with repeated
+#                         columns: its other cases run test_gpu_kernel_choices's
+#                         kernels (there is one order of adds, whatever
+#                         spgemmSetDeterministic holds) on rows that keep
+#                         racecheck over 480 s a case (docs/testing.md)
 #   test_gpu_kernel_choices  every kernel of the choice table forced, on
 #                         small products, a case per index layout (racecheck
 #                         and synccheck: the most kernels for the least work),
@@ -86,7 +91,7 @@ runs=(
   "racecheck|test_gpu_primitives||"
   "racecheck|test_gpu_spgemm|~[long]|"
   "racecheck|test_gpu_random||SPGEMM_RANDOM_CASES=100 SPGEMM_RANDOM_SECONDS=60"
-  "racecheck|test_gpu_determinism|~[long]|"
+  "racecheck|test_gpu_determinism|*repeated columns*|"
 )
 add_choice_slices racecheck
 runs+=(

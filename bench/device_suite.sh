@@ -3,16 +3,20 @@
 # The GPU tests on the device machine from binaries built elsewhere (no build
 # there): every test_gpu_* binary, SUITE_JOBS at a time (what `ctest -L gpu
 # -j SUITE_JOBS` runs), each under a time limit; with `sanitize`, then
-# tests/sanitize.sh's four tools at once over the same binaries. Logs go to
-# $OUT (at most 8 files: the table, the tests' last lines, one per tool).
+# tests/sanitize.sh's runs over the same binaries, one pool of a process a
+# core. Logs go to $OUT: the table, the tests' last lines, the sanitizers'
+# summary and their log folder (sanitize-logs.tgz: each run's cases.txt,
+# finished.txt and case logs).
 # Usage (device tool, carry [".devstage"]):  bench/device_suite.sh [BIN_DIR] [sanitize]
 #   BIN_DIR (default .devstage/bin): the test binaries and libspgemm.so.0
 #   side by side (bench/pack_binaries.sh); libfmt from .devstage/prefix
 #   (../shared/device/stage.sh); the real matrices from SPGEMM_MATRIX_DIR
 #   (default .devstage/matrices).
 # Environment: SUITE_JOBS (3), SUITE_SECONDS (420 a binary; 0: no tests,
-# only the sanitizers), SANITIZE_TIMEOUT (400 a run), SANITIZE_TOOLS and
-# SANITIZE_BINARIES (tests/sanitize.sh's; default all).
+# only the sanitizers), SANITIZE_TIMEOUT (400 a process), SANITIZE_WALL (3600
+# for all sanitizer runs together), SANITIZE_JOBS
+# (nproc) and tests/sanitize.sh's SANITIZE_TOOLS, SANITIZE_BINARIES and
+# SANITIZE_NAMES (default all).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"
@@ -43,16 +47,12 @@ fi
 san_failed=0
 if [ "${2:-}" = sanitize ]; then
   mkdir -p "$logs/build/tests/gpu"; ln -s "$bin"/test_gpu_* "$logs/build/tests/gpu/"
-  tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
-  for tool in $tools; do
-    SANITIZE_TOOLS=$tool SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-400} \
-      bash tests/sanitize.sh "$logs/build" "$logs/$tool" > "$OUT/sanitize-$tool.txt" 2>&1 &
-  done
-  wait
-  for tool in $tools; do  # (SKIPPED: no sanitizer there)
-    sed -n '/summary/,$p; /^SKIPPED/p' "$OUT/sanitize-$tool.txt"
-    grep -qE "all clean|^SKIPPED" "$OUT/sanitize-$tool.txt" || san_failed=1
-  done
+  SANITIZE_JOBS=${SANITIZE_JOBS:-$(nproc)} SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-400} \
+    SANITIZE_WALL=${SANITIZE_WALL:-3600} \
+    bash tests/sanitize.sh "$logs/build" "$logs/san" > "$OUT/sanitize.txt" 2>&1
+  tar czf "$OUT/sanitize-logs.tgz" -C "$logs" san
+  sed -n '/summary/,$p; /^SKIPPED/p' "$OUT/sanitize.txt"
+  grep -qE "all clean|^SKIPPED" "$OUT/sanitize.txt" || san_failed=1
 fi
 rm -rf "$logs"
 echo "tests failed=$failed sanitizers_failed=$san_failed"

@@ -42,8 +42,10 @@
 #
 # Racecheck runs a binary test case by test case (SANITIZE_EACH_CASE), so
 # that one slow case does not hide the verdict on the others: each case is
-# its own process with its own time limit, SANITIZE_JOBS at a time, and the
-# run's line names the cases that failed or ran out of time.
+# its own process with its own time limit, and the run's line names the
+# cases that failed or ran out of time. The processes of all runs (a run
+# whole is one) share one pool of SANITIZE_JOBS, taken in the order of the
+# runs, so that a run's slowest case does not hold the next runs back.
 #
 # Usage: tests/sanitize.sh BUILD_DIR [LOG_DIR]     (LOG_DIR: BUILD_DIR/sanitize)
 # Environment: COMPUTE_SANITIZER (the binary), SANITIZE_TIMEOUT (seconds per
@@ -51,10 +53,12 @@
 # default all four), SANITIZE_BINARIES (e.g. "test_gpu_determinism"; default
 # every binary below), SANITIZE_NAMES (e.g. "slice2 slice3": of the runs
 # that have a name, only these), SANITIZE_EACH_CASE (the tools that run
-# case by case, default "racecheck"; "" for none), SANITIZE_JOBS (cases at
-# a time, default 4),
+# case by case, default "racecheck"; "" for none), SANITIZE_JOBS (processes
+# at a time, default 4),
 # SANITIZE_FILTER (a Catch2 test spec in place of every run's own filter, e.g.
-# to finish the cases that a cut-off run left: "[long]" or a case's name).
+# to finish the cases that a cut-off run left: "[long]" or a case's name),
+# SANITIZE_WALL (seconds for all runs together: a process gets at most
+# what is left, none after; default no limit).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
@@ -180,43 +184,65 @@ sanitize_one() {
   verdict $? "$log" "$tool"
 }
 
-# A binary's cases (those the filter selects) one process each, SANITIZE_JOBS
-# at a time; the cases' logs in LOG_DIR/RUN/ (RUN: TOOL-BINARY, with the
-# run's name if it has one). Prints one verdict for all: PASS, or FAIL with
-# the cases that did not pass.
-sanitize_each_case() {
-  local tool=$1 binary=$2 filter=$3 envs=$4 dir="$log_dir/$5"
-  mkdir -p "$dir"
-  "$bin_dir/$binary" --list-test-names-only ${filter:+"$filter"} | sed '/^$/d' >"$dir/cases.txt"
+# One job of the pool, a line of jobs.txt: the run's log folder, the case's
+# number in its cases.txt, tool, binary, environment and Catch2 filter,
+# separated by the unit separator (0x1f: an empty field stays a field).
+# Its log is FOLDER/N.log; its verdict is added to FOLDER/finished.txt when
+# it ends, so a run cut short still names the cases that ended.
+# A process is given at most the time left before the pool's deadline
+# (SANITIZE_WALL), and none once it has passed.
+run_job() {
+  local dir n tool binary envs filter name t0=$SECONDS r
+  IFS=$'\x1f' read -r dir n tool binary envs filter <<<"$1"
+  name=$(sed -n "${n}p" "$dir/cases.txt")
+  local timeout_s=$timeout_s left
+  if [ -n "$deadline" ]; then
+    left=$((deadline - $(date +%s)))
+    [ "$left" -lt "$timeout_s" ] && timeout_s=$left
+  fi
+  if [ "$timeout_s" -le 0 ]; then
+    r="FAIL not started (SANITIZE_WALL)"
+  else
+    r=$(sanitize_one "$tool" "$binary" "$dir/$n.log" "$envs" ${filter:+"$filter"})
+  fi
+  printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name" >>"$dir/finished.txt"
+}
+
+# A run's verdict from its folder, once its jobs have ended: PASS, or FAIL
+# with the cases that did not pass; for a run whole, its process's verdict.
+run_verdict() {
+  local dir=$1 cases reported bad slowest
+  [ -e "$dir/missing" ] && { echo "FAIL binary missing"; return; }
   [ -s "$dir/cases.txt" ] || { echo "FAIL no cases"; return; }
-  export -f sanitize_one verdict tool_flags case_filter
-  export sanitizer timeout_s bin_dir
-  # each case by its escaped name (support/case_filter.sh)
-  awk '{ print NR "\t" $0 }' "$dir/cases.txt" |
-    xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c '
-      IFS=$'"'"'\t'"'"' read -r n name <<<"$1"; t0=$SECONDS
-      r=$(sanitize_one "$2" "$3" "$4/$n.log" "$5" "$(case_filter "$name")")
-      printf "%s\t%s\t%ss\t%s\n" "$n" "$r" "$((SECONDS - t0))" "$name"' _ {} \
-      "$tool" "$binary" "$dir" "$envs" >"$dir/finished.txt"
-  # finished.txt grows as cases end, so a run cut short still names them
-  sort -n "$dir/finished.txt" >"$dir/verdicts.txt"
-  local cases reported bad slowest
+  sort -n "$dir/finished.txt" >"$dir/verdicts.txt" 2>/dev/null
   cases=$(wc -l <"$dir/cases.txt")
   reported=$(wc -l <"$dir/verdicts.txt")
-  bad=$(awk -F'\t' '$2 != "PASS" { printf "\"%s\" (%s, %s); ", $4, $2, $3 }' "$dir/verdicts.txt")
-  slowest=$(sort -t$'\t' -k3 -n "$dir/verdicts.txt" | tail -1 | cut -f3)
   if [ "$reported" -ne "$cases" ]; then
     echo "FAIL $reported of $cases cases reported"
-  elif [ -n "$bad" ]; then
+    return
+  fi
+  if [ -e "$dir/whole" ]; then
+    cut -f2,3 "$dir/verdicts.txt" | tr '\t' ' '
+    return
+  fi
+  if ! cut -f2 "$dir/verdicts.txt" | grep -qv '^SKIP'; then
+    echo "SKIP sanitizer: device not supported"
+    return
+  fi
+  bad=$(awk -F'\t' '$2 != "PASS" { printf "\"%s\" (%s, %s); ", $4, $2, $3 }' "$dir/verdicts.txt")
+  slowest=$(sort -t$'\t' -k3 -n "$dir/verdicts.txt" | tail -1 | cut -f3)
+  if [ -n "$bad" ]; then
     echo "FAIL $bad(of $cases cases; $dir/verdicts.txt)"
   else
     echo "PASS ($cases cases, slowest $slowest)"
   fi
 }
 
-results=()
-failed=0
-skipped=0
+# The selected runs, each a folder LOG_DIR/TOOL-BINARY[-NAME] with its
+# cases.txt, and their jobs.
+selected=()
+jobs_file=$log_dir/jobs.txt
+: >"$jobs_file"
 for run in "${runs[@]}"; do
   IFS='|' read -r tool binary filter envs name <<<"$run"
   filter=${SANITIZE_FILTER:-$filter}
@@ -224,32 +250,56 @@ for run in "${runs[@]}"; do
   case " ${SANITIZE_BINARIES:-$binary} " in *" $binary "*) ;; *) continue ;; esac
   [ -z "$name" ] || case " ${SANITIZE_NAMES:-$name} " in *" $name "*) ;; *) continue ;; esac
   run_name="$tool-$binary${name:+-$name}"
-  log="$log_dir/$run_name.log"
-  started=$SECONDS
+  dir="$log_dir/$run_name"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  : >"$dir/finished.txt"
+  selected+=("$tool|$binary|$name|$dir")
   if [ ! -x "$bin_dir/$binary" ]; then
-    result="FAIL binary missing"
+    touch "$dir/missing"
   elif case " ${SANITIZE_EACH_CASE-racecheck} " in *" $tool "*) true ;; *) false ;; esac; then
-    result=$(sanitize_each_case "$tool" "$binary" "$filter" "$envs" "$run_name")
+    "$bin_dir/$binary" --list-test-names-only ${filter:+"$filter"} | sed '/^$/d' >"$dir/cases.txt"
+    # each case by its escaped name (support/case_filter.sh)
+    n=0
+    while IFS= read -r case_name; do
+      n=$((n + 1))
+      printf "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\n" "$dir" "$n" "$tool" "$binary" "$envs" \
+        "$(case_filter "$case_name")" >>"$jobs_file"
+    done <"$dir/cases.txt"
   else
-    result=$(sanitize_one "$tool" "$binary" "$log" "$envs" ${filter:+"$filter"})
+    echo "(the run whole${filter:+: $filter})" >"$dir/cases.txt"
+    touch "$dir/whole"
+    printf "%s\x1f1\x1f%s\x1f%s\x1f%s\x1f%s\n" "$dir" "$tool" "$binary" "$envs" "$filter" >>"$jobs_file"
   fi
-  elapsed=$((SECONDS - started))
-  case $result in PASS*) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
-  line=$(printf "%-10s %-22s %-40s %5ss" "$tool" "$binary${name:+ $name}" "$result" "$elapsed")
-  echo "$line"
-  results+=("$line")
 done
-
-if [ ${#results[@]} -eq 0 ]; then
+if [ ${#selected[@]} -eq 0 ]; then
   echo "error: SANITIZE_TOOLS='$tools' selects no run" >&2
   exit 2
 fi
+
+deadline=""
+[ -z "${SANITIZE_WALL:-}" ] || deadline=$(($(date +%s) + SANITIZE_WALL))
+export -f run_job sanitize_one verdict tool_flags
+export sanitizer timeout_s bin_dir deadline
+started=$SECONDS
+xargs -d '\n' -P "${SANITIZE_JOBS:-4}" -I{} bash -c 'run_job "$1"' _ {} <"$jobs_file"
+
+results=()
+failed=0
+skipped=0
+for run in "${selected[@]}"; do
+  IFS='|' read -r tool binary name dir <<<"$run"
+  result=$(run_verdict "$dir")
+  case $result in PASS*) ;; SKIP*) skipped=1 ;; *) failed=1 ;; esac
+  results+=("$(printf "%-10s %-22s %s" "$tool" "$binary${name:+ $name}" "$result")")
+done
+
 echo
-echo "=== compute-sanitizer summary (logs in $log_dir) ==="
-printf "%-10s %-22s %-40s %6s\n" tool binary result time
+echo "=== compute-sanitizer summary (logs in $log_dir; $((SECONDS - started)) s) ==="
+printf "%-10s %-22s %s\n" tool binary result
 printf "%s\n" "${results[@]}"
 if [ $failed -ne 0 ]; then
-  echo "FAILED: see the logs above"
+  echo "FAILED: see the logs in $log_dir"
   exit 1
 fi
 if [ $skipped -ne 0 ]; then

@@ -14,9 +14,9 @@
 #   (default .devstage/matrices).
 # Environment: SUITE_JOBS (3), SUITE_SECONDS (420 a binary; 0: no tests,
 # only the sanitizers), SANITIZE_TIMEOUT (400 a process), SANITIZE_WALL (3600
-# for all sanitizer runs together), SANITIZE_JOBS
-# (nproc) and tests/sanitize.sh's SANITIZE_TOOLS, SANITIZE_BINARIES and
-# SANITIZE_NAMES (default all).
+# for all sanitizer runs together), SANITIZE_JOBS (nproc) and
+# tests/sanitize.sh's SANITIZE_TOOLS, SANITIZE_BINARIES and SANITIZE_NAMES
+# (default all).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 root=$(cd "$(dirname "$0")/.." && pwd); cd "$root"

@@ -30,10 +30,13 @@ using namespace spgemm_test;
 namespace {
 
 // A product and the stride of the rows of A (and D) it keeps under
-// compute-sanitizer (SPGEMM_TEST_CHOICE_THIN=1): every thin-th row where
-// those rows run the kernels that all of them run (measured in every
-// stride up to 32 on an H100, docs/testing.md), so that racecheck, whose
-// time grows with the shared-memory accesses, ends within its limit.
+// compute-sanitizer (SPGEMM_TEST_CHOICE_THIN=1), so that racecheck, whose
+// time grows with the shared-memory accesses, ends within its limit: 16
+// where every 16th row runs the kernels that all of them run, 1 where
+// fewer rows lose one (a small product's warp kernel, taken for C of
+// thousands of rows; the band's ranges) or the product is quick anyway
+// (every stride up to 32 measured on an H100 in two layouts:
+// docs/data/suite-h100-2af8bbb.txt).
 struct ChoiceProduct {
   Shaped shaped;
   int64_t thin = 1;
@@ -45,8 +48,6 @@ std::vector<ChoiceProduct> shaped_products() {
   std::vector<ChoiceProduct> out;
   const auto poisson = poisson2d_5pt(60);  // 3,600 rows of 25 terms
   // small warp rows, sort rows of K = 1; forced: thread rows, warp hashes
-  // (not thinned: of every fourth row, a small product's rows take a block
-  // each)
   out.push_back({{"poisson2d:60", poisson, poisson, std::nullopt}});
   // the same with D (the kernels compiled with the addend)
   out.push_back({{"poisson2d:60 + D", poisson, poisson, poisson2d_5pt(60, 2)}});
@@ -64,7 +65,7 @@ std::vector<ChoiceProduct> shaped_products() {
   out.push_back({{"rows of 30 terms over 20000 columns", uniform_random(3000, 20000, 3, 6),
                   uniform_random(20000, 20000, 10, 7), std::nullopt}});
   // narrow ranges of many terms: the range bitmask of larger warp bins
-  // (not thinned: with every second row the ranges are not measured)
+  // (of every second row, the ranges are no longer measured)
   const auto band = banded(20000, 8, 8);
   out.push_back({{"banded:20000:8", band, band, std::nullopt}});
   // block rows, long rows of B: block hashes, lean and regular

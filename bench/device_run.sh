@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # One call on the device machine: build, the whole CTest suite (GPU tests
 # running), spgemm-bench on every real matrix and generator family, then
-# tests/sanitize.sh (memcheck, racecheck, synccheck, initcheck; the four tools
-# run at the same time). Logs and CSV/JSON go to $OUT.
+# tests/sanitize.sh (memcheck, racecheck, synccheck, initcheck: their runs in
+# one pool of a process a core). Logs and CSV/JSON go to $OUT.
 # Usage (device tool, carry [".devstage"]):  bench/device_run.sh [quick]
 #   quick: no sanitizers.
 set -uo pipefail
@@ -31,15 +31,11 @@ bench_rc=$?
 
 san_rc=0
 if [ "${1:-}" != "quick" ]; then
-  for tool in memcheck racecheck synccheck initcheck; do
-    SANITIZE_TOOLS=$tool SANITIZE_TIMEOUT=400 bash tests/sanitize.sh build "$OUT/sanitize" \
-      > "$OUT/sanitize-$tool.txt" 2>&1 &
-  done
-  wait
-  for tool in memcheck racecheck synccheck initcheck; do
-    sed -n '/summary/,$p' "$OUT/sanitize-$tool.txt" | grep -E "^$tool"
-    grep -q "all clean" "$OUT/sanitize-$tool.txt" || san_rc=1
-  done
+  # the four tools' runs in one pool, a process a core
+  SANITIZE_JOBS=$(nproc) SANITIZE_TIMEOUT=400 bash tests/sanitize.sh build "$OUT/sanitize" \
+    > "$OUT/sanitize.txt" 2>&1
+  sed -n '/summary/,$p' "$OUT/sanitize.txt"
+  grep -q "all clean" "$OUT/sanitize.txt" || san_rc=1
 fi
 tail -40 "$OUT/bench.txt"
 echo "build=$build_rc ctest=$ctest_rc sanitizers=$san_rc bench=$bench_rc"

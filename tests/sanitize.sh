@@ -58,7 +58,8 @@
 # SANITIZE_FILTER (a Catch2 test spec in place of every run's own filter, e.g.
 # to finish the cases that a cut-off run left: "[long]" or a case's name),
 # SANITIZE_WALL (seconds for all runs together: a process gets at most
-# what is left, none after; default no limit).
+# what is left, none after; default no limit), SANITIZE_CHOICE_SLICES (the
+# slices of test_gpu_kernel_choices's work, default 26).
 # Exit: 0 all clean; 1 anything failed; 2 usage; 77 no GPU or no
 # compute-sanitizer, or a sanitizer that refuses the device ("SKIPPED: ...").
 set -uo pipefail
@@ -78,8 +79,9 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 # (name: what tells a run's logs from another's of the same tool and binary)
 # test_gpu_kernel_choices's runs under a tool: its products thinned, their
 # runs in choice_slices slices (SPGEMM_TEST_CHOICE_SLICE: 13 products of 8
-# runs, so half a product each), a run named sliceK each.
-choice_slices=26
+# runs, so half a product each; SANITIZE_CHOICE_SLICES=104, a run each), a
+# run named sliceK each.
+choice_slices=${SANITIZE_CHOICE_SLICES:-26}
 add_choice_slices() {
   local k
   for ((k = 0; k < choice_slices; ++k)); do

@@ -82,7 +82,7 @@ run() {
   [ "$rc" -eq "$want" ] || { echo "FAIL: $name exited $rc, not $want"; cat "$work/$name.txt"; failed=1; }
 }
 
-run all 1 SANITIZE_TIMEOUT=3 SANITIZE_JOBS=8
+run all 1 SANITIZE_TIMEOUT=10 SANITIZE_JOBS=8
 expect "a whole run passes" "^memcheck +test_gpu_spgemm +PASS [0-9]+s$" "$work/all.txt"
 expect "a failed case is named" \
   '^racecheck +test_gpu_primitives +FAIL "test_gpu_primitives failing case" \(FAIL 0 reports \(rc 1\) \+test failed' \

@@ -65,7 +65,7 @@ std::vector<ChoiceProduct> shaped_products() {
   out.push_back({{"rows of 30 terms over 20000 columns", uniform_random(3000, 20000, 3, 6),
                   uniform_random(20000, 20000, 10, 7), std::nullopt}});
   // narrow ranges of many terms: the range bitmask of larger warp bins
-  // (of every second row, the ranges are no longer measured)
+  // (of every second row, the ranges are not measured)
   const auto band = banded(20000, 8, 8);
   out.push_back({{"banded:20000:8", band, band, std::nullopt}});
   // block rows, long rows of B: block hashes, lean and regular

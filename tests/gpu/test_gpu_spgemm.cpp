@@ -275,11 +275,10 @@ std::pair<HostCsr<double>, HostCsr<double>> short_b_rows_case(uint64_t seed) {
   }
   return {A, B};
 }
-}  // namespace
 
-TEMPLATE_TEST_CASE("GPU symbolic phase's blocks numbering the products of short rows of B",
-                   "[gpu]", float, double) {
-  const auto [A, B] = short_b_rows_case(29);
+// A and B of short_b_rows_case, with the rows it is built to have checked.
+std::pair<HostCsr<double>, HostCsr<double>> checked_short_b_rows_case() {
+  auto [A, B] = short_b_rows_case(29);
   REQUIRE((B.nnz() + B.rows - 1) / B.rows <= 8);
   int64_t block_rows = 0, last_bin_rows = 0;  // more terms than warps take; the last bin's
   for (int64_t r = 0; r < A.rows; ++r) {
@@ -292,9 +291,23 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's blocks numbering the products of short 
   INFO("rows of over 256 terms: " << block_rows << ", of 4097-8192: " << last_bin_rows);
   REQUIRE(block_rows >= 1500);
   REQUIRE(last_bin_rows >= 500);
+  return {std::move(A), std::move(B)};
+}
+}  // namespace
+
+// (two cases, with and without D, for the sanitizer's processes side by side)
+TEMPLATE_TEST_CASE("GPU symbolic phase's blocks numbering the products of short rows of B",
+                   "[gpu]", float, double) {
+  const auto [A, B] = checked_short_b_rows_case();
   Handle handle;
   check_product<TestType>(handle.h, convert_values<TestType>(A), convert_values<TestType>(B),
                           TestType(1.25), "short rows of B");
+}
+
+TEMPLATE_TEST_CASE("GPU symbolic phase's blocks numbering the products of short rows of B and D",
+                   "[gpu]", float, double) {
+  const auto [A, B] = checked_short_b_rows_case();
+  Handle handle;
   const std::vector<AddendCase<TestType>> with_d = {
       {"short rows of B + D", A, B, uniform_random(A.rows, B.cols, 3, 31)}};
   const auto failures = failed_cases<Layout<TestType, int32_t, int32_t>>(
@@ -569,8 +582,8 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // that a block each fits, SmallPolicy::block_rows_share). Small on purpose: the
 // suite runs under racecheck.
 namespace {
-// (two cases, for the sanitizer's processes side by side) direct slots and
-// the bitmask, each in a warp's table and a block's
+// (three cases, for the sanitizer's processes side by side) direct slots
+// and the bitmask, each in a warp's table and a block's
 std::vector<Case> direct_and_mask_cases() {
   std::vector<Case> cases;
   cases.push_back({"direct, warp: banded:2000:15", generate("banded:2000:15"),
@@ -584,11 +597,8 @@ std::vector<Case> direct_and_mask_cases() {
   return cases;
 }
 
-// the sorts (packed keys in registers, the bitonic network) and the
-// ordered adds taking rows of B whole (ordered_loop.cuh): 81 entries in 128
-// threads; then 1100 entries of A (two chunks of the 1024 threads of the
-// bin of many terms), rows of B of two steps
-std::vector<Case> sort_and_whole_row_cases() {
+// the sorts: packed keys in registers, the bitonic network
+std::vector<Case> sort_cases() {
   std::vector<Case> cases;
   cases.push_back({"packed, warp, 128 slots: 3000 x 3000, 8 a row * 3000 x 400000, 12 a row",
                    uniform_random(3000, 3000, 8, 41), uniform_random(3000, 400000, 12, 42)});
@@ -599,6 +609,14 @@ std::vector<Case> sort_and_whole_row_cases() {
        uniform_random(3000, 3000, 8, 43), uniform_random(3000, 9000000, 12, 44)});
   cases.push_back({"bitonic, block: 300 x 3000 * 3000 x 400000, 30 a row",
                    uniform_random(300, 3000, 30, 37), uniform_random(3000, 400000, 30, 38)});
+  return cases;
+}
+
+// the ordered adds taking rows of B whole (ordered_loop.cuh): 81 entries in
+// 128 threads; then 1100 entries of A (two chunks of the 1024 threads of
+// the bin of many terms), rows of B of two steps
+std::vector<Case> whole_row_cases() {
+  std::vector<Case> cases;
   cases.push_back({"whole rows of B, blocks of 128: banded:3000:40", generate("banded:3000:40"),
                    generate("banded:3000:40")});
   cases.push_back({"whole rows of B, blocks of 1024: 20 x 3000, 1100 a row * banded:3000:600",
@@ -620,9 +638,13 @@ TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: direct slots, bitma
   check_ways_to_sorted_rows<TestType>(direct_and_mask_cases());
 }
 
-TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: sorts, whole rows of B", "[gpu]",
-                   float, double) {
-  check_ways_to_sorted_rows<TestType>(sort_and_whole_row_cases());
+TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: sorts", "[gpu]", float, double) {
+  check_ways_to_sorted_rows<TestType>(sort_cases());
+}
+
+TEMPLATE_TEST_CASE("GPU numeric phase's ways to sorted rows: whole rows of B", "[gpu]", float,
+                   double) {
+  check_ways_to_sorted_rows<TestType>(whole_row_cases());
 }
 
 // Where all of B's columns fit a row's table, the numeric phase maps them
@@ -708,13 +730,21 @@ void check_column_edits(const std::vector<Case>& cases) {
 }
 }  // namespace
 
-TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows", "[gpu]",
-                   float, double) {
-  const auto banded = generate("banded:3000:200");
+// (rows in warps' tables and sorts, and rows in blocks' tables and dense
+// windows: two cases, for the sanitizer's processes side by side)
+TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows of warps",
+                   "[gpu]", float, double) {
   check_column_edits<TestType>({
       {"poisson2d:30", generate("poisson2d:30"), generate("poisson2d:30")},
       {"uniform:3000:12", generate("uniform:3000:12"), generate("uniform:3000:12")},
       {"banded:3000:16", generate("banded:3000:16"), generate("banded:3000:16")},
+  });
+}
+
+TEMPLATE_TEST_CASE("GPU numeric phase reuses C's columns and recomputes changed rows of blocks",
+                   "[gpu]", float, double) {
+  const auto banded = generate("banded:3000:200");
+  check_column_edits<TestType>({
       {"banded:3000:200", banded, banded},
       {"4x1 * 1x40000", random_rect(4, 1, 1.0, 11), random_rect(1, 40000, 0.5, 12)},
   });

@@ -582,8 +582,8 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // that a block each fits, SmallPolicy::block_rows_share). Small on purpose: the
 // suite runs under racecheck.
 namespace {
-// (three cases, for the sanitizer's processes side by side) direct slots
-// and the bitmask, each in a warp's table and a block's
+// (the first of three cases, for the sanitizer's processes side by side)
+// direct slots and the bitmask, each in a warp's table and a block's
 std::vector<Case> direct_and_mask_cases() {
   std::vector<Case> cases;
   cases.push_back({"direct, warp: banded:2000:15", generate("banded:2000:15"),

@@ -77,8 +77,8 @@ ReferenceProduct<V> reference_spgemm(const HostCsr<V>& A, const HostCsr<V>& B, V
     }
     return sums[static_cast<size_t>(place)];
   };
-  // |b_kj| once per entry of B: a complex magnitude is a hypot, which per
-  // term took most of the complex oracle's time
+  // |b_kj| once per entry of B: a complex magnitude is a hypot, which taken
+  // per term would be most of the complex oracle's time
   std::vector<long double> b_magnitude(B.values.size());
   for (size_t e = 0; e < B.values.size(); ++e)
     b_magnitude[e] = std::abs(static_cast<W>(B.values[e]));

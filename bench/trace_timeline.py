@@ -4,6 +4,11 @@
 
   bench/trace_timeline.py TRACE.csv --kernels
       every kernel by name and device: launches, median / least / most us
+  bench/trace_timeline.py TRACE.csv --against OTHER.csv [--runs N]
+      each kernel by name without its template arguments, its time summed
+      over its launches in both traces (divided by N, the runs each holds),
+      and OTHER's over TRACE's; the kernels under 2% of both together are
+      left out of the lines, not of the sum
   bench/trace_timeline.py TRACE.csv --between cudaStreamSynchronize 20 22
       the timeline from the 20th to the 22nd call of that API (the bench
       synchronizes before each repetition), one line a record: its start
@@ -12,7 +17,9 @@
       bytes). Polls and error queries are left out.
 """
 import argparse
+import collections
 import csv
+import re
 import statistics
 
 QUIET = ("cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaStreamQuery",
@@ -38,6 +45,27 @@ def kernels(rows):
               f"{min(t):9.2f} {max(t):8.2f}")
 
 
+def kernel_sums(rows):
+    """Each kernel's time (us) summed over its launches, by its bare name."""
+    sums = collections.Counter()
+    for r in rows:
+        if r["kind"] == "kernel":
+            name = re.sub(r"[<(].*", "", r["name"].removeprefix("void ")).split("::")[-1]
+            sums[name] += (r["e"] - r["s"]) / 1e3
+    return sums
+
+
+def against(rows, other_rows, runs):
+    a, b = kernel_sums(rows), kernel_sums(other_rows)
+    total_a, total_b = sum(a.values()) / runs, sum(b.values()) / runs
+    print(f"{'kernel, us a run':40} {'trace':>10} {'other':>10} {'other/trace':>11}")
+    for name in sorted(set(a) | set(b), key=lambda k: -(a[k] + b[k])):
+        x, y = a[name] / runs, b[name] / runs
+        if x + y >= 0.02 * (total_a + total_b):
+            print(f"{name[:40]:40} {x:10.1f} {y:10.1f} {y / x if x else float('nan'):11.3f}")
+    print(f"{'all kernels':40} {total_a:10.1f} {total_b:10.1f} {total_b / total_a:11.3f}")
+
+
 def between(rows, api, first, last):
     calls = [i for i, r in enumerate(rows) if r["kind"] == "api" and r["name"].startswith(api)]
     if last >= len(calls):
@@ -60,11 +88,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("trace")
     p.add_argument("--kernels", action="store_true")
+    p.add_argument("--against", metavar="OTHER")
+    p.add_argument("--runs", type=int, default=1)
     p.add_argument("--between", nargs=3, metavar=("API", "FIRST", "LAST"))
     args = p.parse_args()
     rows = load(args.trace)
     if args.kernels:
         kernels(rows)
+    if args.against:
+        against(rows, load(args.against), args.runs)
     if args.between:
         between(rows, args.between[0], int(args.between[1]), int(args.between[2]))
 

@@ -12,8 +12,10 @@
 # so the runs are reduced:
 #   test_gpu_primitives   all of it: every block and warp primitive on its own
 #   test_gpu_spgemm       all of it: every hash bin, both dense-window kernels
-#                         (racecheck, the slowest, without the [long] test:
-#                         the suite's hub_rows still reaches the dense windows)
+#                         (racecheck, the slowest, without the [long] tests:
+#                         the suite's hub_rows still reaches the dense windows,
+#                         and the rows of blocks recomputed after edits of C's
+#                         columns run in the case of long rows)
 #   test_gpu_random       the first 100-300 random cases (one per family
 #                         first), at most 60-90 s each
 #   test_gpu_concurrency  4 threads x 1-2 passes (memcheck, initcheck: the

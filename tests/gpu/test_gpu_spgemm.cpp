@@ -612,7 +612,6 @@ std::vector<Case> sort_cases() {
   return cases;
 }
 
-
 template <class V>
 void check_ways_to_sorted_rows(const std::vector<Case>& cases) {
   Handle handle;

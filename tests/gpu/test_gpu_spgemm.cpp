@@ -582,7 +582,7 @@ TEMPLATE_TEST_CASE("GPU symbolic phase's bitmask over a row's column range", "[g
 // that a block each fits, SmallPolicy::block_rows_share). Small on purpose: the
 // suite runs under racecheck.
 namespace {
-// (the first of three cases, for the sanitizer's processes side by side)
+// (the first of four cases, for the sanitizer's processes side by side)
 // direct slots and the bitmask, each in a warp's table and a block's
 std::vector<Case> direct_and_mask_cases() {
   std::vector<Case> cases;

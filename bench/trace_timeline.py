@@ -15,6 +15,13 @@
       relative to the first, its length (us), who (T<n>: a host thread's API
       call, G<d>s<s>: device d, stream s), its name and detail (grid x block,
       bytes). Polls and error queries are left out.
+  bench/trace_timeline.py TRACE.csv --loop 12 24
+      the kernels of the 12th and of the 24th timed iteration, summed by
+      bare name: an iteration begins where a cudaStreamSynchronize returns
+      right before a cudaEventRecord (the timed loops of spgemm-bench and
+      spgemm-amg-bench) and ends where the next begins; with each, its
+      kernels' count, their time summed and their span (first start to last
+      end, shorter than the sum where streams overlap).
 """
 import argparse
 import collections
@@ -45,13 +52,17 @@ def kernels(rows):
               f"{min(t):9.2f} {max(t):8.2f}")
 
 
+def bare(name):
+    """A kernel's name without its namespaces, template arguments and parameters."""
+    return re.sub(r"[<(].*", "", name.removeprefix("void ")).split("::")[-1]
+
+
 def kernel_sums(rows):
     """Each kernel's time (us) summed over its launches, by its bare name."""
     sums = collections.Counter()
     for r in rows:
         if r["kind"] == "kernel":
-            name = re.sub(r"[<(].*", "", r["name"].removeprefix("void ")).split("::")[-1]
-            sums[name] += (r["e"] - r["s"]) / 1e3
+            sums[bare(r["name"])] += (r["e"] - r["s"]) / 1e3
     return sums
 
 
@@ -64,6 +75,29 @@ def against(rows, other_rows, runs):
         if x + y >= 0.02 * (total_a + total_b):
             print(f"{name[:40]:40} {x:10.1f} {y:10.1f} {y / x if x else float('nan'):11.3f}")
     print(f"{'all kernels':40} {total_a:10.1f} {total_b:10.1f} {total_b / total_a:11.3f}")
+
+
+def loop_iterations(rows, wanted):
+    calls = [r for r in rows if r["kind"] == "api" and not r["name"].startswith(QUIET)]
+    starts = [a["e"] for a, b in zip(calls, calls[1:])
+              if a["name"].startswith("cudaStreamSynchronize")
+              and b["name"].startswith("cudaEventRecord")]
+    ends = starts[1:] + [max(r["e"] for r in rows)]
+    print(f"{len(starts)} timed iterations")
+    for n in wanted:
+        if not 1 <= n <= len(starts):
+            raise SystemExit(f"no iteration {n}: {len(starts)} timed iterations")
+        inside = [r for r in rows
+                  if r["kind"] == "kernel" and starts[n - 1] <= r["s"] < ends[n - 1]]
+        if not inside:
+            print(f"iteration {n}: no kernel")
+            continue
+        span = (max(r["e"] for r in inside) - min(r["s"] for r in inside)) / 1e3
+        sums, counts = kernel_sums(inside), collections.Counter(bare(r["name"]) for r in inside)
+        print(f"iteration {n}: {len(inside)} kernels, {sum(sums.values()):.1f} us summed, "
+              f"{span:.1f} us first start to last end")
+        for name, us in sums.most_common():
+            print(f"  {name[:40]:40} {counts[name]:4} {us:10.1f}")
 
 
 def between(rows, api, first, last):
@@ -91,12 +125,15 @@ def main():
     p.add_argument("--against", metavar="OTHER")
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--between", nargs=3, metavar=("API", "FIRST", "LAST"))
+    p.add_argument("--loop", nargs="+", type=int, metavar="N")
     args = p.parse_args()
     rows = load(args.trace)
     if args.kernels:
         kernels(rows)
     if args.against:
         against(rows, load(args.against), args.runs)
+    if args.loop:
+        loop_iterations(rows, args.loop)
     if args.between:
         between(rows, args.between[0], int(args.between[1]), int(args.between[2]))
 

@@ -86,7 +86,8 @@ Options:
   --huge-pages             the host backend's C, and GraphBLAS's arrays, advised
                            to transparent huge pages (madvise MADV_HUGEPAGE)
                            where 4 MiB or more, as NumPy advises SciPy's C
-  --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market),
+  --save-inputs DIR        write each input A as DIR/NAME.mtx (Matrix Market;
+                           DIR is created if missing),
                            e.g. for bench/host_scipy.py to time SciPy on them
   --csv FILE               write one record per matrix, all fields, as CSV
   --json FILE              write the records and run information as JSON
@@ -425,6 +426,7 @@ int run(int argc, char** argv) {
   const bool default_problem = opts.inputs.empty();
   if (default_problem) opts.inputs.push_back({false, kDefaultSpec});
 
+  if (!opts.save_inputs.empty()) std::filesystem::create_directories(opts.save_inputs);
   const RunInfo info = make_run_info(opts);
   if (info.have_gpu) device_setup(opts);
   if (info.graphblas) graphblas_setup(info.host_threads, opts.huge_pages);

@@ -9,9 +9,6 @@
 #include <limits>
 #include <utility>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 namespace bench {
 
 void check_cuda(cudaError_t err, const char* what) {
@@ -66,16 +63,6 @@ std::string format_bytes(double bytes) {
 }
 
 // ---- Buffer --------------------------------------------------------------------
-
-void advise_huge_pages(void* p, size_t bytes) {
-  constexpr size_t kLeast = size_t{4} << 20;  // NumPy's threshold
-  if (bytes < kLeast) return;
-  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
-  // a hint: where the kernel gives no huge pages the memory stays usable
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
 
 Buffer Buffer::allocate(const MemCtx& mem, size_t bytes, const char* what) {
   Buffer b;

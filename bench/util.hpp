@@ -6,6 +6,8 @@
 #include <cusparse.h>
 #include <spgemm/spgemm.h>
 
+#include "huge_pages.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -52,13 +54,6 @@ inline cusparseIndexType_t cusparse_index_type(int bytes) {
 }
 
 // ---- memory ------------------------------------------------------------------
-
-// Advises the pages inside [p, p + bytes) to transparent huge pages
-// (madvise MADV_HUGEPAGE) where bytes is at least 4 MiB: the policy of NumPy's
-// allocator, which SciPy's C gets by default, so that the host peers' C are
-// allocated alike (--huge-pages). Their first touch then faults a page per
-// 2 MiB where the kernel's THP setting is "madvise" or "always".
-void advise_huge_pages(void* p, size_t bytes);
 
 // host_huge: host memory advised to huge pages (advise_huge_pages).
 enum class MemKind { host, host_huge, device_malloc, device_pool };

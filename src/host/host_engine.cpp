@@ -8,6 +8,7 @@
 #include "host/row_choice.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +60,19 @@ constexpr int64_t kRowsPerBlock = 64;
 // Chosen with: spgemm-bench --threads 2 --reps 5 --warmup 1 --huge-pages
 //   --no-graphblas --dir <matrices> --all-generators --gen stencil27:48
 constexpr int64_t kPrefetchRows = 4;
+
+// A core's L2 cache in bytes, as the system reports it (1 MiB where it does
+// not): where a window over all of C's columns fits it (row_choice.hpp).
+int64_t l2_cache_bytes() {
+  static const int64_t bytes = [] {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (reported > 0) return static_cast<int64_t>(reported);
+#endif
+    return int64_t{1} << 20;
+  }();
+  return bytes;
+}
 
 // Runs body(first, last, scratch) for blocks [first, last) of rows on all
 // threads (one alone below kMinRowsForThreads rows, or without `threads`);
@@ -320,6 +334,8 @@ class HostEngine final : public Engine {
     std::vector<Col> b_lo, b_hi;
     std::vector<uint8_t> b_ordered;
     host::RowMethod forced = host::RowMethod::count_;
+    // a window over all of C's columns fits a core's L2 (row_choice.hpp)
+    bool columns_fit_cache = false;
   };
 
   // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
@@ -363,6 +379,7 @@ class HostEngine final : public Engine {
     }
     f.span = hi >= lo ? hi - lo + 1 : 0;
     f.covers_span = covers && f.span > 0;
+    f.columns_fit_cache = s.columns_fit_cache;
     return f;
   }
 
@@ -382,6 +399,8 @@ class HostEngine final : public Engine {
   static Shape shape_of(const View& A, const View& B) {
     Shape s;
     s.forced = forced_row_method();
+    s.columns_fit_cache = B.cols <= host::kDenseMaxSpan &&
+                          B.cols * static_cast<int64_t>(1 + sizeof(Value)) <= l2_cache_bytes();
     int64_t disorder = 0;
 #pragma omp parallel for schedule(static) reduction(+ : disorder) if (B.entries() >= kMinPositionsForThreads)
     for (int64_t k = 0; k < B.rows; ++k)
@@ -540,7 +559,8 @@ class HostEngine final : public Engine {
             case host::RowMethod::dense_scan:
             case host::RowMethod::dense_sort:
               if (method == host::RowMethod::dense_sort) {
-                dense.start(lo, hi, f.terms);
+                // over all of C's columns where they fit L2 (row_choice.hpp)
+                dense.start(s.columns_fit_cache ? 0 : lo, hi, f.terms);
                 at = place(row, dense.template gather<true, true, true, true, false>(
                                     [&](auto&& term) { for_each_term(row, term); }));
                 dense.emit_listed(write);

@@ -17,9 +17,10 @@ enum class RowMethod : int {
   dense_span,  // every column of [lo, hi] is in the row (its B rows' runs cover the
                // span): a dense window without flags, read back in order whole
   dense_scan,  // dense window over [lo, hi]; columns read back by scanning its flags
-  dense_sort,  // dense window over [lo, hi]; the row's columns listed, then sorted
+  dense_sort,  // dense window over all of C's columns where they fit a core's
+               // L2 (else over [lo, hi]); the row's columns listed, then sorted
   hash,        // a hash table of 4x the row's terms (its columns listed, then
-               // sorted): for spans wide against the terms, in place of a window
+               // sorted): for spans wide against the terms, C too wide for L2
   terms_sort,  // the row's terms listed and sorted by (column, order): too many terms
                // for a hash table and a span too wide for a window
   count_       // (the number of methods)
@@ -50,15 +51,26 @@ inline constexpr int64_t kScanSpanPerTerm = 256;
 // Chosen with: spgemm-bench --host --gen stencil27:48 --gen banded:500000:16
 inline constexpr int64_t kShortSpanPerTerm = 2;
 
-
-// Rows whose span is wider than kScanSpanPerTerm columns a term take a hash
-// table of at least four times their terms (a power of two; at half that,
-// collisions cost uniform:500000:8's symbolic phase half again) instead of
-// a window over the span, up to this many terms (2^17 slots, 2 MiB with
-// fp64, within L2); beyond, a dense window with its columns sorted, or above
-// kDenseMaxSpan the sorted terms. The table touches the row's columns
-// only, not its whole span: uniform:500000:8 (64 terms over ~500k columns a
-// row) and rmat:16:16.
+// Rows whose span is wider than kScanSpanPerTerm columns a term, where a
+// dense window over all of C's columns (1 + sizeof(Value) bytes a column)
+// fits a core's L2 cache, take that window, indexed by column, their columns
+// listed and then sorted (dense_sort). Neighbouring rows read neighbouring
+// rows of B, so they sum into the same cache lines of the window, as the
+// symbolic phase's marks do (accumulators.hpp, ColumnMarks); a window placed
+// at each row's span puts the same column at another address in each row.
+// Against the hash table, the numeric phase takes 0.75x the time on
+// delaunay_n15 (32k columns) and 0.83x on commanche_dual; past L2 the
+// window's lines miss where a hash table's stay in L1: G3_circuit (1.59M
+// columns, 14 MB a thread) took 1.16x in such a window.
+// Chosen with: spgemm-host-ab (docs/performance.md, "Wide rows in a window
+//   over C's columns").
+//
+// Otherwise such rows take a hash table of at least four times their terms
+// (a power of two; at half that, collisions cost uniform:500000:8's
+// symbolic phase half again), up to this many terms (2^17 slots, 2 MiB with
+// fp64, within L2); beyond, a window over the span with its columns sorted,
+// or above kDenseMaxSpan the sorted terms. The table touches the row's
+// columns only, not its whole span.
 // Chosen with: spgemm-bench --host --gen uniform:500000:8 --gen rmat:16:16
 //   --gen powerlaw:100000, each also with SPGEMM_TEST_HOST_ROW_METHOD=dense_sort
 inline constexpr int64_t kHashMaxTerms = int64_t{1} << 15;
@@ -72,6 +84,8 @@ struct RowFacts {
   // B's rows it reads are each a run of consecutive columns, and together
   // (with D's row) they cover [lo, hi]: the row has exactly `span` columns.
   bool covers_span = false;
+  // a window over all of C's columns fits a core's L2 (kHashMaxTerms)
+  bool columns_fit_cache = false;
 };
 
 // The method for one row; `forced` (a valid method other than count_) is
@@ -101,6 +115,7 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
   if (can_copy) return RowMethod::copy;
   if (row.covers_span && fits_window) return RowMethod::dense_span;
   if (row.span <= kScanSpanPerTerm * row.terms && fits_window) return RowMethod::dense_scan;
+  if (row.columns_fit_cache) return RowMethod::dense_sort;
   if (row.terms <= kHashMaxTerms) return RowMethod::hash;
   return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
 }

@@ -26,8 +26,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>

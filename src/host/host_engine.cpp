@@ -33,9 +33,10 @@ namespace {
 // products: 0.17 ms with two threads on a quiet machine, 40 ms on a loaded
 // one), and on the 16-core host of the GPU machine (a VM) a region of 16
 // threads cost up to ~8 ms (airfoil1, 144k products: 17.8 ms on 16 threads,
-// SciPy 1.0 ms on one).
-// Chosen with: spgemm-bench --host --threads 1|2|4|8|16 on the GPU machine
-//   (docs/performance.md, "Threads by work").
+// SciPy 1.0 ms on one). 65536 is the products below which a product ran on
+// one thread on the 2-core machine (spgemm-bench --host --dir <matrices>,
+// docs/performance.md, "Host backend"); per thread on the 16-core host it
+// is not yet measured (docs/performance.md, "Threads by work").
 constexpr int64_t kProductsPerThread = 65536;
 constexpr int64_t kPositionsPerThread = 65536;
 

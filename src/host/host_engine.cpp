@@ -24,28 +24,25 @@ namespace spgemm {
 
 namespace {
 
-// A parallel region takes one thread per kProductsPerThread products (the
-// phases) or kPositionsPerThread positions (the passes over row offsets or
-// entries), at most OpenMP's threads, and work of less than two threads'
-// worth runs on the calling thread without a region. Waking a team costs
-// more than a small product: on a 2-core machine shared with a build a
-// region waits whole scheduler slices for a descheduled thread (qh1484, 29k
-// products: 0.17 ms with two threads on a quiet machine, 40 ms on a loaded
-// one), and on the 16-core host of the GPU machine (a VM) a region of 16
-// threads cost up to ~8 ms (airfoil1, 144k products: 17.8 ms on 16 threads,
-// SciPy 1.0 ms on one). 65536 is the products below which a product ran on
-// one thread on the 2-core machine (spgemm-bench --host --dir <matrices>,
-// docs/performance.md, "Host backend"); per thread on the 16-core host it
-// is not yet measured (docs/performance.md, "Threads by work").
-constexpr int64_t kProductsPerThread = 65536;
-constexpr int64_t kPositionsPerThread = 65536;
-
-// The threads for `work` units of which each thread should get at least
-// `per_thread`.
-int team_for(int64_t work, int64_t per_thread) {
-  const int64_t most = omp_get_max_threads();
-  return static_cast<int>(std::clamp<int64_t>(work / per_thread, 1, most));
-}
+// Below this many rows a product runs on the calling thread alone: waking a
+// team costs more than such a product (a 50 x 50 product took 10 ms in the
+// parallel region on a loaded 2-core machine, 0.02 ms serially).
+constexpr int64_t kMinRowsForThreads = 256;
+// The input checks' pass and the look at B's rows, likewise: positions (row
+// offsets or entries).
+constexpr int64_t kMinPositionsForThreads = 65536;
+// Below this many products a phase computes its rows on the calling thread:
+// on a 2-core machine shared with a build, a parallel region waits whole
+// scheduler slices (several ms) for a thread that was descheduled, while
+// such a product takes well under a millisecond alone (qh1484, 29k products,
+// 0.17 ms with two threads on a quiet machine, 40 ms on a loaded one).
+// Above these bounds every region takes all of OpenMP's threads: teams sized
+// by each region's work (a thread per 65536 products or positions) took 1.30x
+// the time in geometric mean on the GPU machine's 16 threads.
+// Chosen with: spgemm-bench --host --dir <matrices> (docs/performance.md,
+//   Host backend); spgemm-host-ab --threads 16 (docs/performance.md, "Teams
+//   of all threads").
+constexpr int64_t kMinProductsForThreads = 65536;
 
 // Rows are dealt to threads in blocks of kRowsPerBlock consecutive rows
 // (neighbouring rows read neighbouring rows of B), taken dynamically: a
@@ -81,22 +78,22 @@ int64_t l2_cache_bytes() {
   return bytes;
 }
 
-// Runs body(first, last, scratch) for blocks [first, last) of rows on up to
-// `team` threads (no more than there are blocks); each thread owns one
+// Runs body(first, last, scratch) for blocks [first, last) of rows on all
+// threads (one alone below kMinRowsForThreads rows, or without `threads`);
+// each thread owns one
 // Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
 // (a failed allocation, a row that disagrees with C's row offsets) is kept,
 // every thread then skips its remaining blocks, and it is rethrown after the
 // region.
 template <class Scratch, class Body>
-void for_each_block(int64_t rows, int team, Body body) {
+void for_each_block(int64_t rows, bool threads, Body body) {
   const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  team = static_cast<int>(std::min<int64_t>(team, blocks));
   std::atomic<bool> failed{false};
   std::exception_ptr first;
   auto keep = [&] {
     if (!failed.exchange(true)) first = std::current_exception();
   };
-#pragma omp parallel num_threads(team) if (team > 1)
+#pragma omp parallel if (threads && rows >= kMinRowsForThreads)
   {
     Scratch scratch;
 #pragma omp for schedule(dynamic, 1)
@@ -188,9 +185,8 @@ class HostEngine final : public Engine {
     std::fill(std::begin(found.first), std::end(found.first), CsrDefects::kNoDefect);
     const int64_t entries = checked_entries(m.nnz, offsets[m.rows], m.base);
     const int64_t positions = std::max(m.rows + 1, entries);
-    const int team = team_for(positions, kPositionsPerThread);
     // each thread's first defects, then the least of them
-#pragma omp parallel num_threads(team) if (team > 1)
+#pragma omp parallel if (positions >= kMinPositionsForThreads)
     {
       CsrDefects mine;
       std::fill(std::begin(mine.first), std::end(mine.first), CsrDefects::kNoDefect);
@@ -240,8 +236,7 @@ class HostEngine final : public Engine {
     // instead of the bound's pass over A, which reads B's offsets at random
     // (G3_circuit with 32-bit offsets).
     int64_t longest_b = 0;
-    const int b_team = team_for(B.rows, kPositionsPerThread);
-#pragma omp parallel for reduction(max : longest_b) schedule(static) num_threads(b_team) if (b_team > 1)
+#pragma omp parallel for reduction(max : longest_b) schedule(static) if (B.rows >= kMinPositionsForThreads)
     for (int64_t k = 0; k < B.rows; ++k) longest_b = std::max(longest_b, B.end(k) - B.begin(k));
     const int64_t a_entries = A.entries();
     const int64_t d_entries = D.offsets ? D.entries() : 0;
@@ -249,8 +244,7 @@ class HostEngine final : public Engine {
         (a_entries == 0 || longest_b <= (limit - d_entries) / a_entries))
       return 0;
     int64_t bound = 0;
-    const int a_team = team_for(a_entries, kPositionsPerThread);
-#pragma omp parallel for reduction(+ : bound) schedule(static) num_threads(a_team) if (a_team > 1)
+#pragma omp parallel for reduction(+ : bound) schedule(static) if (A.rows >= kMinRowsForThreads)
     for (int64_t row = 0; row < A.rows; ++row) {
       int64_t longest = D.offsets ? D.end(row) - D.begin(row) : 0;
       for (int64_t i = A.begin(row); i < A.end(row); ++i) {
@@ -339,7 +333,7 @@ class HostEngine final : public Engine {
     // empty) and whether it is strictly increasing.
     bool b_sorted = true;
     // the sum over A's entries of their B rows' lengths (D's not counted),
-    // up to what the most threads take (kProductsPerThread each)
+    // up to kMinProductsForThreads
     int64_t products = 0;
     std::vector<Col> b_lo, b_hi;
     std::vector<uint8_t> b_ordered;
@@ -405,32 +399,30 @@ class HostEngine final : public Engine {
   }
 
   // Whether B's rows are strictly increasing (else their spans, kept per
-  // row), and the products up to what the most threads take.
+  // row), and the products up to kMinProductsForThreads.
   static Shape shape_of(const View& A, const View& B) {
     Shape s;
     s.forced = forced_row_method();
     s.columns_fit_cache = B.cols <= host::kDenseMaxSpan &&
                           B.cols * static_cast<int64_t>(1 + sizeof(Value)) <= l2_cache_bytes();
     int64_t disorder = 0;
-    const int b_team = team_for(B.entries(), kPositionsPerThread);
-#pragma omp parallel for schedule(static) reduction(+ : disorder) num_threads(b_team) if (b_team > 1)
+#pragma omp parallel for schedule(static) reduction(+ : disorder) if (B.entries() >= kMinPositionsForThreads)
     for (int64_t k = 0; k < B.rows; ++k)
       for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
     s.b_sorted = disorder == 0;
-    // Counted only as far as the team's size needs, all the phase asks of
-    // it: the whole count is a pass over A with a random read of B's offsets
-    // per entry, in each phase (spgemm-bench --threads 2 --gen stencil27:48
+    // Counted only up to kMinProductsForThreads, all the phase asks of it:
+    // the whole count is a pass over A with a random read of B's offsets per
+    // entry, in each phase (spgemm-bench --threads 2 --gen stencil27:48
     // G3_circuit.mtx.gz: the symbolic phase the faster for it).
-    const int64_t enough = kProductsPerThread * omp_get_max_threads();
     const int64_t a_entries = A.entries();
-    for (int64_t i = 0; i < a_entries && s.products < enough; ++i)
+    for (int64_t i = 0; i < a_entries && s.products < kMinProductsForThreads; ++i)
       s.products += B.end(A.col_ind[i] - A.base) - B.begin(A.col_ind[i] - A.base);
     if (!s.b_sorted) {
       const auto b_rows = static_cast<size_t>(B.rows);
       s.b_lo.resize(b_rows);
       s.b_hi.resize(b_rows);
       s.b_ordered.resize(b_rows);
-#pragma omp parallel for schedule(static) num_threads(b_team) if (b_team > 1)
+#pragma omp parallel for schedule(static) if (B.rows >= kMinRowsForThreads)
       for (int64_t k = 0; k < B.rows; ++k) {
         int64_t lo = B.cols, hi = -1;
         bool ordered = true;
@@ -523,8 +515,8 @@ class HostEngine final : public Engine {
           term(d.col(j), Values ? be * d.values[j] : Value(0));
     };
     const int64_t d_entries = D.offsets ? D.entries() : 0;
-    const int team = team_for(s.products + d_entries, kProductsPerThread);
-    for_each_block<Scratch>(A.rows, team, [&](int64_t first, int64_t last, Scratch& scratch) {
+    const bool threads = s.products + d_entries >= kMinProductsForThreads;
+    for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;
       auto& list = scratch.list;
       for (int64_t row = first; row < last; ++row) {

@@ -385,8 +385,7 @@ int main_(int argc, char** argv) {
       r.error = e.what();
       cudaGetLastError();
     }
-    std::string name = r.name.substr(r.name.find_last_of('/') + 1);
-    name = name.substr(0, name.find(".mtx"));
+    const std::string name = matrix_name(r.name);
     r.name = name;
     if (!r.error.empty()) {
       fmt::print("{:24s} skipped: {}\n", name, r.error);

@@ -14,7 +14,7 @@
 // minima over --reps (default 15), then B / A of each and their geometric
 // means. Built with the benchmarks; needs no GPU.
 #include "generators.hpp"
-#include "huge_pages.hpp"
+#include "host_util.hpp"
 #include "matrix_market.hpp"
 
 #include <dlfcn.h>
@@ -130,12 +130,6 @@ Times product(const Api& api, spgemmHandle_t h, spgemmMatDescr_t a, spgemmMatDes
   return {ms(t0, t4), ms(t1, t2), ms(t3, t4), ms(t4, t5)};
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct Input {
   std::string name;
   spgemm_test::HostCsr<double> a, b;
@@ -180,8 +174,7 @@ int main(int argc, char** argv) try {
   std::vector<double> logs[4], low_logs[4];  // log(B / A) of medians, of minima
   for (const auto& [spec, generated] : specs) {
     Input in;
-    in.name = generated ? spec : spec.substr(spec.find_last_of('/') + 1);
-    in.name = in.name.substr(0, in.name.find(".mtx"));
+    in.name = generated ? spec : bench::matrix_name(spec);
     in.a = generated ? spgemm_test::generate(spec) : spgemm_test::read_matrix_market(spec);
     in.b = in.a.rows == in.a.cols ? in.a : spgemm_test::transpose(in.a);
     std::vector<Times> t[2];
@@ -222,7 +215,7 @@ int main(int argc, char** argv) try {
       for (int f = 0; f < 4; ++f) {
         std::vector<double> v;
         for (const Times& x : t[l]) v.push_back((&x.total)[f]);
-        med[l][f] = median(v);
+        med[l][f] = bench::median(v);
         low[l][f] = *std::min_element(v.begin(), v.end());
       }
     for (int f = 0; f < 4; ++f) {

@@ -142,11 +142,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int parse_int(const std::string& option, const std::string& text, int min_value) {
   size_t used = 0;
   int v = 0;
@@ -386,15 +381,7 @@ RunInfo make_run_info(const Options& opts) {
 }
 
 std::string display_name(const Input& in) {
-  if (!in.is_file) return in.value;
-  std::string name = std::filesystem::path(in.value).filename().string();
-  for (const char* ext : {".mtx.gz", ".mtx"}) {
-    if (ends_with(name, ext)) {
-      name.resize(name.size() - std::string(ext).size());
-      break;
-    }
-  }
-  return name;
+  return in.is_file ? matrix_name(in.value) : in.value;
 }
 
 // Loads an input and fills the shape fields of rec.

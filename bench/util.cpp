@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <utility>
 
 namespace bench {
@@ -46,13 +45,6 @@ void check_spgemm(spgemmStatus_t status, const char* what) {
   throw BenchError(fmt::format("{} failed: {} ({}){}{}", what, spgemmGetErrorName(status),
                                spgemmGetErrorString(status), (detail && *detail) ? ": " : "",
                                detail ? detail : ""));
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::string format_bytes(double bytes) {

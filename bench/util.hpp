@@ -6,7 +6,7 @@
 #include <cusparse.h>
 #include <spgemm/spgemm.h>
 
-#include "huge_pages.hpp"
+#include "host_util.hpp"
 
 #include <array>
 #include <chrono>
@@ -35,7 +35,6 @@ void check_cuda(cudaError_t err, const char* what);
 void check_cusparse(cusparseStatus_t status, const char* what);
 void check_spgemm(spgemmStatus_t status, const char* what);
 
-double median(std::vector<double> v);    // NaN for an empty vector
 std::string format_bytes(double bytes);  // "12.3 MB"
 
 // ---- index layout -------------------------------------------------------------

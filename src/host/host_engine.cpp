@@ -340,6 +340,11 @@ class HostEngine final : public Engine {
     host::RowMethod forced = host::RowMethod::count_;
     // a window over all of C's columns fits a core's L2 (row_choice.hpp)
     bool columns_fit_cache = false;
+    // At least half of B's rows of two or more entries are runs of
+    // consecutive columns (B sorted): only then can many rows of C cover
+    // their spans (dense_span), which the symbolic phase counts without
+    // visiting their terms.
+    bool b_runs = false;
   };
 
   // The facts row_choice.hpp chooses by, and the row's span [lo, hi].
@@ -405,11 +410,18 @@ class HostEngine final : public Engine {
     s.forced = forced_row_method();
     s.columns_fit_cache = B.cols <= host::kDenseMaxSpan &&
                           B.cols * static_cast<int64_t>(1 + sizeof(Value)) <= l2_cache_bytes();
-    int64_t disorder = 0;
-#pragma omp parallel for schedule(static) reduction(+ : disorder) if (B.entries() >= kMinPositionsForThreads)
-    for (int64_t k = 0; k < B.rows; ++k)
+    int64_t disorder = 0, longer = 0, runs = 0;
+#pragma omp parallel for schedule(static) reduction(+ : disorder, longer, runs) if (B.entries() >= kMinPositionsForThreads)
+    for (int64_t k = 0; k < B.rows; ++k) {
       for (int64_t j = B.begin(k) + 1; j < B.end(k); ++j) disorder += B.col(j) <= B.col(j - 1);
+      const int64_t length = B.end(k) - B.begin(k);
+      if (length >= 2) {
+        ++longer;
+        runs += B.col(B.end(k) - 1) - B.col(B.begin(k)) == length - 1;
+      }
+    }
     s.b_sorted = disorder == 0;
+    s.b_runs = s.b_sorted && 2 * runs >= longer && longer > 0;
     // Counted only up to kMinProductsForThreads, all the phase asks of it:
     // the whole count is a pass over A with a random read of B's offsets per
     // entry, in each phase (spgemm-bench --threads 2 --gen stencil27:48
@@ -453,8 +465,9 @@ class HostEngine final : public Engine {
     int64_t begin = 0, end = 0;
   };
 
-  // The symbolic phase's count of a row's distinct columns, which needs no
-  // order: known from the row's shape (empty, a copy of one row of B, a
+  // The symbolic phase's count of a row's distinct columns where B's rows
+  // are mostly runs or C is wider than the marks (else count_by_marks),
+  // which needs no order: known from the row's shape (empty, a copy of one row of B, a
   // covered span), else counted by marks over C's `columns`
   // (accumulators.hpp, ColumnMarks); C wider than the marks: by the hash
   // table, or by sorted terms for the rows too long for one (and those
@@ -478,6 +491,32 @@ class HostEngine final : public Engine {
     scratch.list.start(f.terms);
     terms([&](int64_t col, Value) { scratch.list.template add<false>(col, Value(0)); });
     return scratch.list.sort_and_count();
+  }
+
+  // The symbolic phase's count of a row where C's columns fit the marks and
+  // few rows can cover their spans (Shape::b_runs): by marks, without the
+  // row's facts and method (count_row), whose pass over the row's entries
+  // of A and its B rows' ends costs more than it spares there; a copy of
+  // one sorted row of B is that row's length. The first and last cache
+  // lines of the row's B rows are prefetched before the marks loop reads
+  // them, as the facts' pass loaded them: without it, uniform:500000:8's
+  // count took 2.3x the time (its B rows are read at random, and the loop
+  // alone keeps fewer of them in flight).
+  // Chosen with: spgemm-host-ab --threads 2 (docs/performance.md, "The
+  //   symbolic phase by marks alone").
+  template <class Terms>
+  static int64_t count_by_marks(const View& A, const View& B, const View& D, const Shape& s,
+                                int64_t row, Scratch& scratch, Terms&& terms) {
+    if (A.end(row) - A.begin(row) == 1 && !D.offsets && s.b_sorted) {
+      const int64_t k = A.col(A.begin(row));
+      return B.end(k) - B.begin(k);
+    }
+    for (int64_t i = A.begin(row); i < A.end(row); ++i) {
+      const int64_t k = A.col(i), first = B.begin(k);
+      __builtin_prefetch(B.col_ind + first);
+      __builtin_prefetch(B.col_ind + std::max(first, B.end(k) - 1));
+    }
+    return scratch.marks.count(B.cols, terms);
   }
 
   // Every row of C: its method (row_choice.hpp), its terms alpha * a * b
@@ -516,11 +555,19 @@ class HostEngine final : public Engine {
     };
     const int64_t d_entries = D.offsets ? D.entries() : 0;
     const bool threads = s.products + d_entries >= kMinProductsForThreads;
+    const bool by_marks = B.cols <= host::ColumnMarks::kMaxColumns && !s.b_runs;
     for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;
       auto& list = scratch.list;
       for (int64_t row = first; row < last; ++row) {
         if (row + kPrefetchRows < A.rows) prefetch_b_rows<Values>(A, B, row + kPrefetchRows);
+        if constexpr (!Values) {
+          if (by_marks) {
+            place(row, count_by_marks(A, B, D, s, row, scratch,
+                                      [&](auto&& term) { for_each_term(row, term); }));
+            continue;
+          }
+        }
         int64_t lo, hi;
         const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
         Place at;

@@ -3,8 +3,10 @@
 // that the analysis takes each method (a scaled copy of B's row, a dense
 // window summed without flags where B's runs cover the span, read by
 // scanning its flags, short or long spans, or by a sorted list, a hash table
-// for wide spans, sorted terms; the symbolic phase's counts by marks, by hash
-// and by sorted terms), and each method forced through
+// for wide spans, sorted terms; the symbolic phase's counts by marks, with
+// each row's facts where B's rows are mostly runs of consecutive columns
+// (the bands) and without them elsewhere, by hash and by sorted terms), and
+// each method forced through
 // SPGEMM_TEST_HOST_ROW_METHOD wherever it can compute a row, in every value
 // type and index layout, with and without an addend D, against the oracle.
 // Every method sums a column's terms in the same order, so the result must

@@ -8,6 +8,11 @@
       their geometric means
   bench/host_table.py --heap BENCH.csv
       each library's heap beyond A, B and C and the size of C, in kB
+  bench/host_table.py --floor FLOOR.csv ONE.csv BENCH.csv SCIPY.csv
+      spgemm-host-floor's serial loops beside SciPy and libspgemm on one
+      thread (ONE.csv, spgemm-bench --threads 1) and on BENCH.csv's threads:
+      SciPy / (count + sorted) times the threads is what a code with sorted
+      rows reaches against SciPy at the floor's speed a core, scaling perfectly
 """
 import csv
 import math
@@ -52,11 +57,47 @@ def heap(bench):
     print(f"\nlibspgemm's heap at most GraphBLAS's on {at_most} of {len(bench)} inputs.")
 
 
+def floor(loops, one, bench, scipy):
+    print("| input | SciPy ms | count + unsorted ms | count + sorted ms | lib 1 thread ms "
+          "| lib ms | SciPy / (count + unsorted) | SciPy / (count + sorted) x threads "
+          "| SciPy / lib |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    fmt = lambda x: "-" if math.isnan(x) else (f"{x:.1f}" if x >= 10 else f"{x:.2f}")
+    ratios = [[], [], []]
+    threads = set()
+    for r in bench:
+        n = r["name"]
+        if n not in loops or n not in scipy or n not in one:
+            continue
+        t = int(r["lib_threads"])
+        threads.add(t)
+        sp = num(scipy[n]["scipy_ms"])
+        unsorted = num(loops[n]["count_ms"]) + num(loops[n]["unsorted_ms"])
+        sorted_ = num(loops[n]["count_ms"]) + num(loops[n]["sorted_ms"])
+        lib1, lib = num(one[n]["lib_total_ms"]), num(r["lib_total_ms"])
+        row = [sp / unsorted, sp / sorted_ * t, sp / lib]
+        for v, x in zip(ratios, row):
+            v.append(x)
+        print(f"| {n} | {fmt(sp)} | {fmt(unsorted)} | {fmt(sorted_)} | {fmt(lib1)} | {fmt(lib)} | "
+              + " | ".join(f"{fmt(x)}x" for x in row) + " |")
+    geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else math.nan
+    print(f"\nGeometric means over {len(ratios[0])} inputs (lib on {sorted(threads)} threads): "
+          f"SciPy / (count + unsorted) {geo(ratios[0]):.2f}x, SciPy / (count + sorted) x threads "
+          f"{geo(ratios[1]):.2f}x, SciPy / lib {geo(ratios[2]):.2f}x.")
+
+
 def main():
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == "--heap":
         with open(args[1]) as f:
             heap(list(csv.DictReader(f)))
+    elif len(args) == 5 and args[0] == "--floor":
+        tables = []
+        for path in args[1:]:
+            with open(path) as f:
+                tables.append(list(csv.DictReader(f)))
+        by_name = lambda rows: {r["name"]: r for r in rows}
+        floor(by_name(tables[0]), by_name(tables[1]), tables[2], by_name(tables[3]))
     elif len(args) == 2:
         with open(args[0]) as f:
             bench = list(csv.DictReader(f))

@@ -23,6 +23,14 @@ def num(x):
     return float(x) if x not in ("", None) else math.nan
 
 
+def fmt(x):
+    return "-" if math.isnan(x) else (f"{x:.1f}" if x >= 10 else f"{x:.2f}")
+
+
+def geomean(v):
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else math.nan
+
+
 def times(bench, scipy):
     print("| input | products | nnz(C) | libspgemm ms | GraphBLAS ms | SciPy ms (1 thread) "
           "| GraphBLAS / lib | SciPy / lib |")
@@ -37,12 +45,10 @@ def times(bench, scipy):
             vs_grb.append(g)
         if not math.isnan(s):
             vs_scipy.append(s)
-        fmt = lambda x: "-" if math.isnan(x) else (f"{x:.1f}" if x >= 10 else f"{x:.2f}")
         print(f"| {r['name']} | {r['products']} | {r['nnz_c']} | {fmt(lib)} | {fmt(grb)} | "
               f"{fmt(sp)} | {fmt(g)}x | {fmt(s)}x |")
-    geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else math.nan
-    print(f"\nGeometric means over {len(vs_grb)} inputs: GraphBLAS / lib {geo(vs_grb):.2f}x "
-          f"(least {min(vs_grb):.2f}x); over {len(vs_scipy)}: SciPy / lib {geo(vs_scipy):.2f}x.")
+    print(f"\nGeometric means over {len(vs_grb)} inputs: GraphBLAS / lib {geomean(vs_grb):.2f}x "
+          f"(least {min(vs_grb):.2f}x); over {len(vs_scipy)}: SciPy / lib {geomean(vs_scipy):.2f}x.")
 
 
 def heap(bench):
@@ -62,7 +68,6 @@ def floor(loops, one, bench, scipy):
           "| lib ms | SciPy / (count + unsorted) | SciPy / (count + sorted) x threads "
           "| SciPy / lib |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    fmt = lambda x: "-" if math.isnan(x) else (f"{x:.1f}" if x >= 10 else f"{x:.2f}")
     ratios = [[], [], []]
     threads = set()
     for r in bench:
@@ -80,10 +85,9 @@ def floor(loops, one, bench, scipy):
             v.append(x)
         print(f"| {n} | {fmt(sp)} | {fmt(unsorted)} | {fmt(sorted_)} | {fmt(lib1)} | {fmt(lib)} | "
               + " | ".join(f"{fmt(x)}x" for x in row) + " |")
-    geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else math.nan
     print(f"\nGeometric means over {len(ratios[0])} inputs (lib on {sorted(threads)} threads): "
-          f"SciPy / (count + unsorted) {geo(ratios[0]):.2f}x, SciPy / (count + sorted) x threads "
-          f"{geo(ratios[1]):.2f}x, SciPy / lib {geo(ratios[2]):.2f}x.")
+          f"SciPy / (count + unsorted) {geomean(ratios[0]):.2f}x, SciPy / (count + sorted) x "
+          f"threads {geomean(ratios[1]):.2f}x, SciPy / lib {geomean(ratios[2]):.2f}x.")
 
 
 def main():

@@ -343,7 +343,9 @@ class HostEngine final : public Engine {
     // At least half of B's rows of two or more entries are runs of
     // consecutive columns (B sorted): only then can many rows of C cover
     // their spans (dense_span), which the symbolic phase counts without
-    // visiting their terms.
+    // visiting their terms (count_by_marks). banded:500000:16's rows all
+    // are; of the other 27 inputs of docs/performance.md ("Host backend"),
+    // wb-cs-stanford's the most, 12%.
     bool b_runs = false;
   };
 
@@ -467,8 +469,8 @@ class HostEngine final : public Engine {
 
   // The symbolic phase's count of a row's distinct columns where B's rows
   // are mostly runs or C is wider than the marks (else count_by_marks),
-  // which needs no order: known from the row's shape (empty, a copy of one row of B, a
-  // covered span), else counted by marks over C's `columns`
+  // which needs no order: known from the row's shape (empty, a copy of one
+  // row of B, a covered span), else counted by marks over C's `columns`
   // (accumulators.hpp, ColumnMarks); C wider than the marks: by the hash
   // table, or by sorted terms for the rows too long for one (and those
   // that the tests force to them).

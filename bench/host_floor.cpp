@@ -43,7 +43,11 @@ struct Fresh {
     if (!p) throw std::runtime_error("out of memory");
     bench::advise_huge_pages(p, n * sizeof(T));
   }
-  ~Fresh() { std::free(p); }
+  ~Fresh() {
+    // C is written to be kept: the compiler must not drop the stores as dead
+    asm volatile("" : : "r"(p) : "memory");
+    std::free(p);
+  }
   Fresh(const Fresh&) = delete;
   Fresh& operator=(const Fresh&) = delete;
   T* p;

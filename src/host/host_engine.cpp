@@ -32,17 +32,18 @@ constexpr int64_t kMinRowsForThreads = 256;
 // offsets or entries).
 constexpr int64_t kMinPositionsForThreads = 65536;
 // Below this many products a phase computes its rows on the calling thread:
-// on a 2-core machine shared with a build, a parallel region waits whole
-// scheduler slices (several ms) for a thread that was descheduled, while
-// such a product takes well under a millisecond alone (qh1484, 29k products,
-// 0.17 ms with two threads on a quiet machine, 40 ms on a loaded one).
-// Above these bounds every region takes all of OpenMP's threads: teams sized
+// a team costs more than such a product alone, and on a machine shared with
+// other work a parallel region waits whole scheduler slices (several ms) for
+// a thread that was descheduled (qh1484, 29k products: 40 ms with two
+// threads beside a build). Products of 16k to 64k on a quiet machine take
+// two threads in 0.55-0.62x the time of one (cryg2500, lp_ship04l, qh1484).
+// Above this bound every region takes all of OpenMP's threads: teams sized
 // by each region's work (a thread per 65536 products or positions) took 1.30x
 // the time in geometric mean on the GPU machine's 16 threads.
-// Chosen with: spgemm-bench --host --dir <matrices> (docs/performance.md,
-//   Host backend); spgemm-host-ab --threads 16 (docs/performance.md, "Teams
-//   of all threads").
-constexpr int64_t kMinProductsForThreads = 65536;
+// Chosen with: spgemm-host-ab --threads 2 (docs/performance.md, "Small
+//   products on threads"); spgemm-host-ab --threads 16 (docs/performance.md,
+//   "Teams of all threads").
+constexpr int64_t kMinProductsForThreads = 16384;
 
 // Rows are dealt to threads in blocks of kRowsPerBlock consecutive rows
 // (neighbouring rows read neighbouring rows of B), taken dynamically: a

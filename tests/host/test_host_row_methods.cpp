@@ -52,7 +52,7 @@ class ForcedRun {
   int threads_;
 };
 
-// Each has more than kMinProductsForThreads (65536) products and 256 rows
+// Each has more than kMinProductsForThreads (16384) products and 256 rows
 // (src/host/host_engine.cpp), so that it runs on the threads asked for.
 std::vector<Shaped> shaped_products() {
   std::vector<Shaped> out;
@@ -120,7 +120,7 @@ std::vector<std::string> check_methods() {
   std::vector<std::string> failures;
   for (const Shaped& shaped : shaped_products()) {
     const ShapedCase<V> c(shaped);
-    if (product_count(c.A, c.B) < 65536) failures.push_back(c.name + ": too few products");
+    if (product_count(c.A, c.B) < 16384) failures.push_back(c.name + ": too few products");
     ProductOptions<V> options;
     if (c.D) {
       options.D = &*c.D;

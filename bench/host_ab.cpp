@@ -132,7 +132,8 @@ Times product(const Api& api, spgemmHandle_t h, spgemmMatDescr_t a, spgemmMatDes
 
 struct Input {
   std::string name;
-  spgemm_test::HostCsr<double> a, b;
+  spgemm_test::HostCsr<double> a;
+  spgemm_test::HostCsr<double> at;  // A^T for rectangular A; empty for square A (B = A)
 };
 
 }  // namespace
@@ -178,8 +179,8 @@ int main(int argc, char** argv) try {
     in.a = generated ? spgemm_test::generate(spec) : spgemm_test::read_matrix_market(spec);
     // B = A shares A's arrays, as in spgemm-bench (a copy would double the
     // memory the product reads)
-    if (in.a.rows != in.a.cols) in.b = spgemm_test::transpose(in.a);
-    spgemm_test::HostCsr<double>& b = in.a.rows == in.a.cols ? in.a : in.b;
+    if (in.a.rows != in.a.cols) in.at = spgemm_test::transpose(in.a);
+    spgemm_test::HostCsr<double>& b = in.a.rows == in.a.cols ? in.a : in.at;
     std::vector<Times> t[2];
     // one handle and pair of descriptors per library, for all reps
     spgemmHandle_t handle[2] = {};

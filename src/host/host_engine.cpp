@@ -81,11 +81,10 @@ int64_t l2_cache_bytes() {
 
 // Runs body(first, last, scratch) for blocks [first, last) of rows on all
 // threads (one alone below kMinRowsForThreads rows, or without `threads`);
-// each thread owns one
-// Scratch. Exceptions cannot leave an OpenMP region, so the first one thrown
-// (a failed allocation, a row that disagrees with C's row offsets) is kept,
-// every thread then skips its remaining blocks, and it is rethrown after the
-// region.
+// each thread owns one Scratch. Exceptions cannot leave an OpenMP region, so
+// the first one thrown (a failed allocation, a row that disagrees with C's
+// row offsets) is kept, every thread then skips its remaining blocks, and it
+// is rethrown after the region.
 template <class Scratch, class Body>
 void for_each_block(int64_t rows, bool threads, Body body) {
   const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;

@@ -294,6 +294,85 @@ class DenseWindow {
   int64_t base_ = 0, chunks_ = 0, count_ = 0;
 };
 
+// A short row (row_choice.hpp, short_list): a value and a flag per column of
+// C, indexed by column as ColumnMarks' marks are, so that neighbouring rows
+// sum into the same cache lines; the row's columns listed as first met, then
+// sorted by insertion. The list holds the columns that C's row offsets give
+// the row, and a slot past them: a longer row is counted, not listed, and
+// its caller refuses it (the sums it leaves go with the phase's scratch).
+template <class Value, class Col>
+class ShortRow {
+ public:
+  // A row of `listed` columns over C's `columns`.
+  void start(int64_t columns, int64_t listed) {
+    if (columns > static_cast<int64_t>(sums_.size())) {
+      sums_ = ScratchArray<Value>(static_cast<size_t>(columns));
+      flags_ = ScratchArray<unsigned char>(static_cast<size_t>(columns));
+    }
+    if (listed + 1 > static_cast<int64_t>(list_.size())) {
+      list_.resize(static_cast<size_t>(listed + 1));
+      sorted_.resize(static_cast<size_t>(listed + 1));
+    }
+    listed_ = listed;
+  }
+
+  // The row's terms: visit(term) calls term(col, value) for each in order;
+  // returns its distinct columns. Each term is listed at the count, which
+  // moves on only for a new column: no branch on the flag, which irregular
+  // rows (G3_circuit's) mispredict.
+  template <class Visit>
+  int64_t gather(Visit&& visit) {
+    Value* const sums = sums_.data();
+    unsigned char* const flags = flags_.data();
+    Col* const list = list_.data();
+    const int64_t listed = listed_;
+    int64_t n = 0;
+    visit([&](int64_t col, Value term) {
+      const auto i = static_cast<size_t>(col);
+      sums[i] += term;
+      list[n < listed ? n : listed] = static_cast<Col>(col);
+      n += flags[i] == 0;
+      flags[i] = 1;
+    });
+    count_ = n;
+    return n;
+  }
+
+  // After a gather of at most `listed` columns: out(n, col, value) for the
+  // n-th of them in order; leaves the sums and flags clear. (Up to
+  // kInsertionKeys columns sort by insertion here, inline: a call per row
+  // costs a short row as much.)
+  template <class Out>
+  void emit(Out&& out) {
+    Col* const list = list_.data();
+    const int64_t count = count_;
+    if (count <= kInsertionKeys) {
+      for (int64_t n = 1; n < count; ++n) {
+        const Col key = list[n];
+        int64_t j = n;
+        for (; j > 0 && key < list[j - 1]; --j) list[j] = list[j - 1];
+        list[j] = key;
+      }
+    } else {
+      sort_runs(list, sorted_.data(), count);
+    }
+    Value* const sums = sums_.data();
+    unsigned char* const flags = flags_.data();
+    for (int64_t n = 0; n < count; ++n) {
+      const auto i = static_cast<size_t>(list[n]);
+      out(n, static_cast<int64_t>(i), sums[i]);
+      sums[i] = Value(0);
+      flags[i] = 0;
+    }
+  }
+
+ private:
+  ScratchArray<Value> sums_;  // Value(0) between rows
+  ScratchArray<unsigned char> flags_;
+  std::vector<Col> list_, sorted_;  // sorted_: sort_runs' second buffer
+  int64_t listed_ = 0, count_ = 0;
+};
+
 // The symbolic phase's count of a row's distinct columns: a mark per column
 // of C, set to the row's stamp, so a column marked before in this row is
 // known by its mark and nothing is cleared after the row. The marks are

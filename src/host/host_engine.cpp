@@ -121,6 +121,7 @@ host::RowMethod forced_row_method() {
   if (s == "dense_sort") return host::RowMethod::dense_sort;
   if (s == "hash") return host::RowMethod::hash;
   if (s == "terms_sort") return host::RowMethod::terms_sort;
+  if (s == "short_list") return host::RowMethod::short_list;
   return host::RowMethod::count_;
 }
 
@@ -394,6 +395,26 @@ class HostEngine final : public Engine {
     return f;
   }
 
+  // Whether the row is a copy of one row of B, known without its facts: one
+  // entry of A, no D, B sorted (row_choice.hpp's can_copy, where every row
+  // of B is strictly increasing).
+  static bool is_copy(const View& A, const View& D, const Shape& s, int64_t row) {
+    return A.end(row) - A.begin(row) == 1 && !D.offsets && s.b_sorted;
+  }
+
+  // The mean span of the rows with terms among every kRowsPerBlock-th row
+  // (row_choice.hpp, short_list_fits).
+  static int64_t mean_span(const View& A, const View& B, const View& D, const Shape& s) {
+    int64_t sum = 0, sampled = 0;
+    for (int64_t row = 0; row < A.rows; row += kRowsPerBlock) {
+      int64_t lo, hi;
+      const int64_t span = row_facts(A, B, D, s, row, lo, hi).span;
+      sum += span;
+      sampled += span > 0;
+    }
+    return sampled > 0 ? sum / sampled : 0;
+  }
+
   // The first cache line of each row of B that A's `row` names: of its
   // columns, and with Values of its values (kPrefetchRows).
   template <bool Values>
@@ -458,6 +479,7 @@ class HostEngine final : public Engine {
     host::DenseWindow<Value, Col> dense;
     host::TermList<Value, Col> list;
     host::HashRow<Value, Col> hash;
+    host::ShortRow<Value, Col> short_row;  // a numeric phase's
     host::ColumnMarks marks;               // the symbolic phase's
     host::KnownColumns<Value, Col> known;  // a numeric phase's, C's columns known
   };
@@ -509,7 +531,7 @@ class HostEngine final : public Engine {
   template <class Terms>
   static int64_t count_by_marks(const View& A, const View& B, const View& D, const Shape& s,
                                 int64_t row, Scratch& scratch, Terms&& terms) {
-    if (A.end(row) - A.begin(row) == 1 && !D.offsets && s.b_sorted) {
+    if (is_copy(A, D, s, row)) {
       const int64_t k = A.col(A.begin(row));
       return B.end(k) - B.begin(k);
     }
@@ -558,6 +580,12 @@ class HostEngine final : public Engine {
     const int64_t d_entries = D.offsets ? D.entries() : 0;
     const bool threads = s.products + d_entries >= kMinProductsForThreads;
     const bool by_marks = B.cols <= host::ColumnMarks::kMaxColumns && !s.b_runs;
+    // (where B's rows are mostly runs, rows can cover their spans, which
+    // their facts tell: dense_span)
+    const bool short_fits =
+        Values && (!s.b_runs || s.forced == host::RowMethod::short_list) &&
+        host::short_list_fits(B.cols, 1 + sizeof(Value), l2_cache_bytes(),
+                              [&] { return mean_span(A, B, D, s); });
     for_each_block<Scratch>(A.rows, threads, [&](int64_t first, int64_t last, Scratch& scratch) {
       auto& dense = scratch.dense;
       auto& list = scratch.list;
@@ -570,8 +598,6 @@ class HostEngine final : public Engine {
             continue;
           }
         }
-        int64_t lo, hi;
-        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
         Place at;
         auto write = [&](int64_t col, Value value) {
           if (at.begin < at.end) {
@@ -580,6 +606,30 @@ class HostEngine final : public Engine {
           }
           ++at.begin;
         };
+        if constexpr (Values) {
+          if (short_fits) {
+            // a row short in C takes short_list before its facts (row_choice.hpp)
+            const Place range = place(row, -1);
+            const int64_t length = range.end - range.begin;
+            if (host::takes_short_list(length, is_copy(A, D, s, row), s.forced)) {
+              auto terms = [&](auto&& term) { for_each_term(row, term); };
+              if (known && scratch.known.sum(cols + range.begin, values + range.begin, length,
+                                             base, B.cols, terms))
+                continue;
+              scratch.short_row.start(B.cols, length);
+              done(row, scratch.short_row.gather(terms));  // (refuses a row of another length)
+              Col* const to_cols = cols + range.begin;
+              Value* const to_values = values + range.begin;
+              scratch.short_row.emit([&](int64_t n, int64_t col, Value value) {
+                to_cols[n] = static_cast<Col>(col + base);
+                to_values[n] = value;
+              });
+              continue;
+            }
+          }
+        }
+        int64_t lo, hi;
+        const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
         const host::RowMethod method = host::choose_row_method(f, s.forced);
         if constexpr (!Values) {
           place(row, count_row(method, f, B.cols, scratch,

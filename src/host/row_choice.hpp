@@ -23,6 +23,9 @@ enum class RowMethod : int {
                // sorted): for spans wide against the terms, C too wide for L2
   terms_sort,  // the row's terms listed and sorted by (column, order): too many terms
                // for a hash table and a span too wide for a window
+  short_list,  // (numeric phase) at most kShortRowColumns columns in C's row: sums and
+               // flags over all of C's columns, the columns listed as first met, then
+               // sorted by insertion; chosen before the row's facts, which it needs not
   count_       // (the number of methods)
 };
 
@@ -75,6 +78,48 @@ inline constexpr int64_t kShortSpanPerTerm = 2;
 //   --gen powerlaw:100000, each also with SPGEMM_TEST_HOST_ROW_METHOD=dense_sort
 inline constexpr int64_t kHashMaxTerms = int64_t{1} << 15;
 
+// A row of C with at most this many columns, known before the row is
+// computed (the numeric phase reads it off C's row offsets), takes
+// short_list unless it is a copy. Such rows are most of G3_circuit's (13
+// columns a row), poisson2d:700's (13), cryg2500's and airfoil1's; the
+// row's facts (a pass over its B rows' ends), its window or hash table and
+// its list of every term cost as much as its sums. Up to this many columns
+// the list sorts by insertion (accumulators.hpp, kInsertionKeys).
+// Chosen with: spgemm-host-ab --threads 1 (docs/performance.md, "Short rows
+//   without their facts").
+inline constexpr int64_t kShortRowColumns = 32;
+
+// short_list's sums and flags cover all of C's columns, of which a row
+// touches its span and its neighbours much the same lines. It is taken where
+// the rows' mean span (of a sample: short_list_fits) takes at most this many
+// L2 caches at 1 + sizeof(Value) bytes a column: G3_circuit (spans of ~312k
+// of its 1.59M columns, 2.8 MB in fp64) took 0.84x the time of its hash
+// tables; uniform:1000000:4 (spans near its 1M columns, 9 MB) 1.15x,
+// uniform:2000000:2 1.33x.
+// Chosen with: spgemm-host-ab --threads 2 (docs/performance.md, "Short rows
+//   without their facts").
+inline constexpr int64_t kShortSpanCaches = 4;
+
+// Whether short_list can take a numeric phase's rows: C's `columns` within a
+// dense window (kDenseMaxSpan) and, at `column_bytes` a column, all of them
+// or the rows' mean span (mean_span() computes it, only where asked) within
+// kShortSpanCaches of `l2_bytes`.
+template <class MeanSpan>
+bool short_list_fits(int64_t columns, int64_t column_bytes, int64_t l2_bytes, MeanSpan&& mean_span) {
+  if (columns > kDenseMaxSpan) return false;
+  const int64_t budget = kShortSpanCaches * l2_bytes / column_bytes;
+  return columns <= budget || mean_span() <= budget;
+}
+
+// Whether a numeric phase's row of `row_columns` columns in C (its row
+// offsets) takes short_list before its facts are computed, where
+// short_list_fits: `copy` says the row is a copy (one entry of A, no D, B
+// sorted).
+inline bool takes_short_list(int64_t row_columns, bool copy, RowMethod forced) {
+  if (forced == RowMethod::short_list) return true;
+  return forced == RowMethod::count_ && !copy && row_columns <= kShortRowColumns;
+}
+
 struct RowFacts {
   int64_t a_entries = 0;     // entries of the row of A
   int64_t d_entries = 0;     // entries of the row of D (0 without D)
@@ -110,6 +155,8 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
       if (row.terms <= kHashMaxTerms) return RowMethod::hash;
       return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
     case RowMethod::terms_sort: return RowMethod::terms_sort;
+    case RowMethod::short_list:  // (where it fits: takes_short_list)
+      return fits_window ? RowMethod::dense_sort : RowMethod::terms_sort;
     default: break;
   }
   if (can_copy) return RowMethod::copy;
@@ -129,7 +176,7 @@ inline RowMethod choose_row_method(const RowFacts& row, RowMethod forced = RowMe
 // already in C").
 inline bool tries_known_columns(RowMethod method) {
   return method == RowMethod::hash || method == RowMethod::dense_sort ||
-         method == RowMethod::terms_sort;
+         method == RowMethod::terms_sort || method == RowMethod::short_list;
 }
 
 }  // namespace spgemm::host

@@ -80,13 +80,14 @@ TEMPLATE_TEST_CASE("numeric again after the values of A and B change", "[host][r
 
 // A numeric phase into the arrays of the one before first tries the columns
 // there (src/host/accumulators.hpp, KnownColumns), in the rows whose method
-// sorts (forced here: hash, dense_sort, terms_sort, and the analysis's own
-// choice); edited columns (column_edits.hpp) must only cost time.
+// sorts (forced here: hash, dense_sort, terms_sort, short_list, and the
+// analysis's own choice); edited columns (column_edits.hpp) must only cost
+// time.
 TEMPLATE_TEST_CASE("numeric again reuses C's columns and recomputes changed rows",
                    "[host][reuse]", float, double) {
   using V = TestType;
   uint64_t seed = 2000;
-  for (const char* method : {"", "hash", "dense_sort", "terms_sort"}) {
+  for (const char* method : {"", "hash", "dense_sort", "terms_sort", "short_list"}) {
     const ScopedEnv forced("SPGEMM_TEST_HOST_ROW_METHOD",
                            *method ? std::optional<std::string>(method) : std::nullopt);
     for (const NamedMatrix& m : suite()) {

@@ -3,7 +3,8 @@
 // that the analysis takes each method (a scaled copy of B's row, a dense
 // window summed without flags where B's runs cover the span, read by
 // scanning its flags, short or long spans, or by a sorted list, a hash table
-// for wide spans, sorted terms; the symbolic phase's counts by marks, with
+// for wide spans, sorted terms, short rows of C listed over all its columns,
+// C narrow or its rows' spans narrow; the symbolic phase's counts by marks, with
 // each row's facts where B's rows are mostly runs of consecutive columns
 // (the bands) and without them elsewhere, by hash and by sorted terms), and
 // each method forced through
@@ -12,6 +13,7 @@
 // Every method sums a column's terms in the same order, so the result must
 // also be the same bits whatever the method and the number of threads.
 #include "csr_defects.hpp"
+#include "host/row_choice.hpp"
 #include "extreme_cases.hpp"
 #include "layout_product.hpp"
 #include "scoped_env.hpp"
@@ -31,7 +33,7 @@ namespace {
 
 // The methods a test can force ("": the analysis chooses).
 const char* const kMethods[] = {"", "copy", "dense_span", "dense_scan", "dense_sort", "hash",
-                                "terms_sort"};
+                                "terms_sort", "short_list"};
 const int kThreads[] = {1, 2, 3};
 
 // Sets SPGEMM_TEST_HOST_ROW_METHOD and the OpenMP threads for its lifetime.
@@ -102,6 +104,21 @@ std::vector<Shaped> shaped_products() {
   });
   out.push_back({"B's rows wider than a dense window", uniform_random(4000, 200, 4, 10), spanning,
                  std::nullopt});
+  // short_list over C wider than its sums' budget (row_choice.hpp,
+  // kShortSpanCaches) where the rows' spans are narrow: each row of B ten
+  // columns at 800 * its index, a row of A three neighbouring rows of B
+  // (spans of ~1.6k of 2.5M columns) ...
+  const int64_t far_cols = 2500000;
+  const auto neighbours = rows_of<double>(3000, 3000, 3, 18, [](int64_t r, int64_t j) {
+    return r < 2997 ? r + j : j;
+  });
+  const auto spaced = rows_of<double>(3000, far_cols, 4, 19, [](int64_t k, int64_t j) {
+    return 800 * k + 3 * j;
+  });
+  out.push_back({"short rows of narrow spans in a wide C", neighbours, spaced, std::nullopt});
+  // ... and not where they span most of C (hash)
+  out.push_back({"short rows of wide spans in a wide C", uniform_random(3000, 3000, 3, 20),
+                 uniform_random(3000, far_cols, 4, 21), std::nullopt});
   // D's columns in the span, copy rows turned dense by D
   out.push_back({"single-entry rows of A + D", one_per_row<double>(20000, 3000, 12),
                  uniform_random(3000, 2500, 6, 13), random_rect(20000, 2500, 0.001, 14)});
@@ -158,6 +175,37 @@ std::vector<std::string> check_methods() {
 }
 
 }  // namespace
+
+// The choice of short_list, where its sums fit and for which rows.
+TEST_CASE("host backend: short rows take short_list before their facts", "[host][row_methods]") {
+  using namespace spgemm::host;
+  const int64_t l2 = int64_t{1} << 20, fp64 = 9;  // a value and a flag a column
+  const int64_t budget = kShortSpanCaches * l2 / fp64;
+  int sampled = 0;
+  auto mean_span = [&sampled](int64_t span) {
+    return [&sampled, span] {
+      ++sampled;
+      return span;
+    };
+  };
+  // C within the budget: every row fits, whatever its span, and no sample is taken
+  CHECK(short_list_fits(budget, fp64, l2, mean_span(budget * 100)));
+  CHECK(sampled == 0);
+  // wider C: by the rows' mean span
+  CHECK(short_list_fits(budget + 1, fp64, l2, mean_span(budget)));
+  CHECK_FALSE(short_list_fits(budget + 1, fp64, l2, mean_span(budget + 1)));
+  CHECK(sampled == 2);
+  // wider than a dense window: never, and no sample is taken
+  CHECK_FALSE(short_list_fits(kDenseMaxSpan + 1, fp64, l2, mean_span(1)));
+  CHECK(sampled == 2);
+  // the rows: short and not a copy, unless forced to it or away from it
+  CHECK(takes_short_list(kShortRowColumns, false, RowMethod::count_));
+  CHECK(takes_short_list(0, false, RowMethod::count_));
+  CHECK_FALSE(takes_short_list(kShortRowColumns + 1, false, RowMethod::count_));
+  CHECK_FALSE(takes_short_list(1, true, RowMethod::count_));
+  CHECK(takes_short_list(kShortRowColumns + 1, true, RowMethod::short_list));
+  CHECK_FALSE(takes_short_list(1, false, RowMethod::hash));
+}
 
 TEMPLATE_LIST_TEST_CASE("host backend: every row method, every layout, the same bits",
                         "[host][row_methods]", AllLayouts) {

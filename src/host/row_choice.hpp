@@ -83,19 +83,20 @@ inline constexpr int64_t kHashMaxTerms = int64_t{1} << 15;
 // short_list unless it is a copy. Such rows are most of G3_circuit's (13
 // columns a row), poisson2d:700's (13), cryg2500's and airfoil1's; the
 // row's facts (a pass over its B rows' ends), its window or hash table and
-// its list of every term cost as much as its sums. Up to this many columns
-// the list sorts by insertion (accumulators.hpp, kInsertionKeys).
-// Chosen with: spgemm-host-ab --threads 1 (docs/performance.md, "Short rows
-//   without their facts").
+// its list of every term cost as much as its sums. The bound is where the
+// list stops sorting by insertion (accumulators.hpp, kInsertionKeys); past
+// it, a row's sort costs more than its facts.
+// Measured with: spgemm-host-ab --threads 1 (docs/performance.md, "Short
+//   rows without their facts").
 inline constexpr int64_t kShortRowColumns = 32;
 
 // short_list's sums and flags cover all of C's columns, of which a row
 // touches its span and its neighbours much the same lines. It is taken where
 // the rows' mean span (of a sample: short_list_fits) takes at most this many
-// L2 caches at 1 + sizeof(Value) bytes a column: G3_circuit (spans of ~312k
-// of its 1.59M columns, 2.8 MB in fp64) took 0.84x the time of its hash
-// tables; uniform:1000000:4 (spans near its 1M columns, 9 MB) 1.15x,
-// uniform:2000000:2 1.33x.
+// L2 caches at 1 + sizeof(Value) bytes a column. Without the bound,
+// G3_circuit (spans of ~312k of its 1.59M columns, 2.8 MB in fp64) took
+// 0.84x the time of its hash tables; uniform:1000000:4 (spans near its 1M
+// columns, 9 MB) 1.15x, uniform:2000000:2 1.34x.
 // Chosen with: spgemm-host-ab --threads 2 (docs/performance.md, "Short rows
 //   without their facts").
 inline constexpr int64_t kShortSpanCaches = 4;

@@ -595,7 +595,7 @@ class HostEngine final : public Engine {
       const int64_t length = range.end - range.begin;
       if (!host::takes_short_list(length, is_copy(A, D, s, row), s.forced)) return false;
       auto terms = [&](auto&& term) { for_each_term(row, term); };
-      if (known &&
+      if (known && host::tries_known_columns(host::RowMethod::short_list) &&
           scratch.known.sum(cols + range.begin, values + range.begin, length, base, B.cols, terms))
         return true;
       scratch.short_row.start(B.cols, length);

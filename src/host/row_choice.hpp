@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the host backend computes one row of C, chosen per row from what the
 // analysis knows of it: its entries in A, its products (terms, D's entries
-// included) and the column span [lo, hi] of the B rows (and D row) it reads.
+// included) and the column span [lo, hi] of the B rows (and D row) it reads;
+// in the numeric phase first its length in C (takes_short_list).
 // Every method sums a column's terms in the order they come (A's entries in
 // order, each with B's row in order, then D's row), so the choice changes
 // the speed, never the bits.

@@ -23,6 +23,19 @@
 
 namespace spgemm::host {
 
+// Sorts n keys by insertion (few keys: kInsertionKeys below); always
+// inlined, since a short row (ShortRow) pays for a call as much as for its
+// sort.
+template <class Key>
+__attribute__((always_inline)) inline void insertion_sort(Key* keys, int64_t n) {
+  for (int64_t i = 1; i < n; ++i) {
+    const Key key = keys[i];
+    int64_t j = i;
+    for (; j > 0 && key < keys[j - 1]; --j) keys[j] = keys[j - 1];
+    keys[j] = key;
+  }
+}
+
 // Sorts distinct keys that come as ascending runs (a row's new columns, B's
 // row by B's row): runs found by their descents are merged pairwise until
 // one is left, each merge without a branch per key (a comparison sort of
@@ -34,12 +47,7 @@ inline constexpr int64_t kInsertionKeys = 32;
 template <class Key>
 void sort_runs(Key* keys, Key* tmp, int64_t n) {
   if (n <= kInsertionKeys) {
-    for (int64_t i = 1; i < n; ++i) {
-      const Key key = keys[i];
-      int64_t j = i;
-      for (; j > 0 && key < keys[j - 1]; --j) keys[j] = keys[j - 1];
-      keys[j] = key;
-    }
+    insertion_sort(keys, n);
     return;
   }
   Key* from = keys;
@@ -340,22 +348,16 @@ class ShortRow {
 
   // After a gather of at most `listed` columns: out(n, col, value) for the
   // n-th of them in order; leaves the sums and flags clear. (Up to
-  // kInsertionKeys columns sort by insertion here, inline: a call per row
-  // costs a short row as much.)
+  // kInsertionKeys columns sort by insertion here, inline, not through
+  // sort_runs, a call per row.)
   template <class Out>
   void emit(Out&& out) {
     Col* const list = list_.data();
     const int64_t count = count_;
-    if (count <= kInsertionKeys) {
-      for (int64_t n = 1; n < count; ++n) {
-        const Col key = list[n];
-        int64_t j = n;
-        for (; j > 0 && key < list[j - 1]; --j) list[j] = list[j - 1];
-        list[j] = key;
-      }
-    } else {
+    if (count <= kInsertionKeys)
+      insertion_sort(list, count);
+    else
       sort_runs(list, sorted_.data(), count);
-    }
     Value* const sums = sums_.data();
     unsigned char* const flags = flags_.data();
     for (int64_t n = 0; n < count; ++n) {

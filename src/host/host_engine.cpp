@@ -587,9 +587,12 @@ class HostEngine final : public Engine {
         host::short_list_fits(B.cols, 1 + sizeof(Value), l2_cache_bytes(),
                               [&] { return mean_span(A, B, D, s); });
     // A numeric phase's row where short_list fits the phase: computed and
-    // written where it is short (row_choice.hpp), else false. Out of line:
-    // inlined into the row loop below, it made the other methods' rows
-    // slower (uniform:500000:8's numeric phase 1.06x).
+    // written where it is short (row_choice.hpp), else false. Kept out of
+    // line, so that the row loop below keeps the other methods' code as it
+    // is; against that loop alone, uniform:500000:8 (no short row) took
+    // 1.06x the numeric phase's time with it inlined and 1.02-1.08x out of
+    // line, one thread (docs/performance.md, "Short rows without their
+    // facts").
     auto short_row = [&](int64_t row, Scratch& scratch) __attribute__((noinline)) {
       const Place range = place(row, -1);
       const int64_t length = range.end - range.begin;

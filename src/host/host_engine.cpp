@@ -586,6 +586,12 @@ class HostEngine final : public Engine {
         Values && (!s.b_runs || s.forced == host::RowMethod::short_list) &&
         host::short_list_fits(B.cols, 1 + sizeof(Value), l2_cache_bytes(),
                               [&] { return mean_span(A, B, D, s); });
+    // With known: the row's terms summed at C's columns already in its place
+    // (KnownColumns), false where they are not the row's columns.
+    auto sum_known = [&](int64_t row, const Place& range, Scratch& scratch) {
+      return scratch.known.sum(cols + range.begin, values + range.begin, range.end - range.begin,
+                               base, B.cols, [&](auto&& term) { for_each_term(row, term); });
+    };
     // A numeric phase's row where short_list fits the phase: computed and
     // written where it is short (row_choice.hpp), else false. Kept out of
     // line, so that the row loop below keeps the other methods' code as it
@@ -597,12 +603,12 @@ class HostEngine final : public Engine {
       const Place range = place(row, -1);
       const int64_t length = range.end - range.begin;
       if (!host::takes_short_list(length, is_copy(A, D, s, row), s.forced)) return false;
-      auto terms = [&](auto&& term) { for_each_term(row, term); };
       if (known && host::tries_known_columns(host::RowMethod::short_list) &&
-          scratch.known.sum(cols + range.begin, values + range.begin, length, base, B.cols, terms))
+          sum_known(row, range, scratch))
         return true;
       scratch.short_row.start(B.cols, length);
-      done(row, scratch.short_row.gather(terms));  // (refuses a row of another length)
+      // (refuses a row of another length)
+      done(row, scratch.short_row.gather([&](auto&& term) { for_each_term(row, term); }));
       Col* const to_cols = cols + range.begin;
       Value* const to_values = values + range.begin;
       scratch.short_row.emit([&](int64_t n, int64_t col, Value value) {
@@ -623,6 +629,9 @@ class HostEngine final : public Engine {
             continue;
           }
         }
+        if constexpr (Values) {
+          if (short_fits && short_row(row, scratch)) continue;
+        }
         Place at;
         auto write = [&](int64_t col, Value value) {
           if (at.begin < at.end) {
@@ -631,9 +640,6 @@ class HostEngine final : public Engine {
           }
           ++at.begin;
         };
-        if constexpr (Values) {
-          if (short_fits && short_row(row, scratch)) continue;
-        }
         int64_t lo, hi;
         const host::RowFacts f = row_facts(A, B, D, s, row, lo, hi);
         const host::RowMethod method = host::choose_row_method(f, s.forced);
@@ -641,13 +647,8 @@ class HostEngine final : public Engine {
           place(row, count_row(method, f, B.cols, scratch,
                                [&](auto&& term) { for_each_term(row, term); }));
         } else {
-          if (known && host::tries_known_columns(method)) {
-            const Place range = place(row, -1);
-            if (scratch.known.sum(cols + range.begin, values + range.begin,
-                                  range.end - range.begin, base, B.cols,
-                                  [&](auto&& term) { for_each_term(row, term); }))
-              continue;
-          }
+          if (known && host::tries_known_columns(method) && sum_known(row, place(row, -1), scratch))
+            continue;
           switch (method) {
             case host::RowMethod::empty: place(row, 0); break;
             case host::RowMethod::copy: {
